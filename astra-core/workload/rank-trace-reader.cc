@@ -36,8 +36,8 @@ void readMetadata(RecordStream& stream, RankTrace& trace, Diagnostics& diag, boo
         return;
     }
     ChakraProtoMsg::GlobalMetadata metadata;
-    if (!metadata.ParseFromArray(record.data, static_cast<int>(record.sizeBytes))) {
-        std::string why = explainWireError(record.data, record.sizeBytes, ChakraProtoMsg::GlobalMetadata::descriptor());
+    std::string why = explainWireError(record.data, record.sizeBytes, ChakraProtoMsg::GlobalMetadata::descriptor());
+    if (!why.empty() || !metadata.ParseFromArray(record.data, static_cast<int>(record.sizeBytes))) {
         diag.error(atOffset(trace.path, record.offset) + ": undecodable GlobalMetadata record: " +
                    (why.empty() ? "rejected by protobuf" : why) +
                    " (a pre-2023 Chakra schema file also fails here)");
@@ -298,9 +298,11 @@ RankTrace readRankTraceFromBuffer(std::vector<uint8_t> bytes, const std::string&
     Record bytesOfRecord;
     RecordStream::Status status;
     while ((status = stream.next(bytesOfRecord, diag)) == RecordStream::Status::Record) {
-        if (!record.ParseFromArray(bytesOfRecord.data, static_cast<int>(bytesOfRecord.sizeBytes))) {
-            std::string why =
-                explainWireError(bytesOfRecord.data, bytesOfRecord.sizeBytes, ChakraProtoMsg::Node::descriptor());
+        // protobuf keeps a known field sent with the wrong wire type as an unknown field instead of failing, so
+        // the record is checked against the schema first; the walk costs a fraction of the parse.
+        std::string why =
+            explainWireError(bytesOfRecord.data, bytesOfRecord.sizeBytes, ChakraProtoMsg::Node::descriptor());
+        if (!why.empty() || !record.ParseFromArray(bytesOfRecord.data, static_cast<int>(bytesOfRecord.sizeBytes))) {
             diag.error(atOffset(label, bytesOfRecord.offset) + ": undecodable node record: " +
                        (why.empty() ? "rejected by protobuf" : why));
             ok = false;
