@@ -1,5 +1,6 @@
 // Measures how long reading and checking a trace set takes, and the process's peak memory.
-// Usage: mlnet-bench-trace-load [PREFIX] [--repeat N]   (default PREFIX: the PyTorch-derived chakra.0.et sample)
+// Usage: mlnet-bench-trace-load [PREFIX] [--repeat N]   (default PREFIX: the PyTorch-derived chakra.0.et
+// sample)
 #include <google/protobuf/stubs/logging.h>
 #include <sys/resource.h>
 
@@ -16,7 +17,8 @@
 
 int main(int argc, char** argv) {
     google::protobuf::SetLogHandler(nullptr);
-    std::string prefix = std::string(MLNET_SHARED_DIR) + "/chakra-examples/mlcommons-chakra_tests_data/chakra";
+    std::string prefix =
+        std::string(MLNET_SHARED_DIR) + "/chakra-examples/mlcommons-chakra_tests_data/chakra";
     int repeat = 10;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
@@ -45,12 +47,13 @@ int main(int argc, char** argv) {
     getrusage(RUSAGE_SELF, &usage);
     std::printf("trace-load: %s\n", prefix.c_str());
     std::printf("  ranks %u, nodes %llu, trace bytes %llu, warnings %zu\n", summary.ranks,
-                static_cast<unsigned long long>(summary.nodes), static_cast<unsigned long long>(summary.fileBytes),
-                warnings);
+                static_cast<unsigned long long>(summary.nodes),
+                static_cast<unsigned long long>(summary.fileBytes), warnings);
     std::printf("  load+check time over %d runs: min %.2f ms, median %.2f ms, max %.2f ms\n", repeat,
                 seconds.front() * 1e3, seconds[seconds.size() / 2] * 1e3, seconds.back() * 1e3);
     std::printf("  throughput: %.1f MB/s, %.0f nodes/s (median run)\n",
-                summary.fileBytes / seconds[seconds.size() / 2] / 1e6, summary.nodes / seconds[seconds.size() / 2]);
+                summary.fileBytes / seconds[seconds.size() / 2] / 1e6,
+                summary.nodes / seconds[seconds.size() / 2]);
     std::printf("  peak resident memory: %.1f MB\n", usage.ru_maxrss / 1024.0);
     return 0;
 }

@@ -27,7 +27,9 @@ inline std::string varint(uint64_t v) {
     return out;
 }
 
-inline std::string frame(const std::string& payload) { return varint(payload.size()) + payload; }
+inline std::string frame(const std::string& payload) {
+    return varint(payload.size()) + payload;
+}
 
 inline std::string metadataRecord(const std::string& version = "1.0.0") {
     ChakraProtoMsg::GlobalMetadata m;
@@ -35,7 +37,9 @@ inline std::string metadataRecord(const std::string& version = "1.0.0") {
     return frame(m.SerializeAsString());
 }
 
-inline std::string record(const Node& n) { return frame(n.SerializeAsString()); }
+inline std::string record(const Node& n) {
+    return frame(n.SerializeAsString());
+}
 
 inline AttributeProto* attr(Node& n, const std::string& name) {
     AttributeProto* a = n.add_attr();
@@ -74,7 +78,8 @@ inline Node coll(uint64_t id, CollectiveType type, int64_t sizeBytes, std::vecto
     return n;
 }
 
-inline Node send(uint64_t id, Rank src, Rank dst, int64_t sizeBytes, int32_t tag, std::vector<uint64_t> deps = {}) {
+inline Node send(uint64_t id, Rank src, Rank dst, int64_t sizeBytes, int32_t tag,
+                 std::vector<uint64_t> deps = {}) {
     Node n = makeNode(id, NodeType::Send, std::move(deps));
     attr(n, "comm_src")->set_int32_val(static_cast<int32_t>(src));
     attr(n, "comm_dst")->set_int32_val(static_cast<int32_t>(dst));
@@ -83,7 +88,8 @@ inline Node send(uint64_t id, Rank src, Rank dst, int64_t sizeBytes, int32_t tag
     return n;
 }
 
-inline Node recv(uint64_t id, Rank src, Rank dst, int64_t sizeBytes, int32_t tag, std::vector<uint64_t> deps = {}) {
+inline Node recv(uint64_t id, Rank src, Rank dst, int64_t sizeBytes, int32_t tag,
+                 std::vector<uint64_t> deps = {}) {
     Node n = makeNode(id, NodeType::Recv, std::move(deps));
     attr(n, "comm_src")->set_int32_val(static_cast<int32_t>(src));
     attr(n, "comm_dst")->set_int32_val(static_cast<int32_t>(dst));
@@ -109,8 +115,8 @@ struct Parsed {
 inline Parsed parse(const std::string& bytes, const TraceReadOptions& options = {}, Rank rank = 0,
                     uint32_t numRanks = 0) {
     Parsed p;
-    p.trace = readRankTraceFromBuffer(std::vector<uint8_t>(bytes.begin(), bytes.end()), "mem.0.et", rank, numRanks,
-                                      options, p.diag);
+    p.trace = readRankTraceFromBuffer(std::vector<uint8_t>(bytes.begin(), bytes.end()), "mem.0.et", rank,
+                                      numRanks, options, p.diag);
     return p;
 }
 

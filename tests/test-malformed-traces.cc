@@ -1,5 +1,5 @@
-// One test per class of malformed input (chakra-et.md §11): each asserts the specific error, where it is reported
-// (file, byte offset or node id, attribute) and that nothing is silently accepted.
+// One test per class of malformed input (chakra-et.md §11): each asserts the specific error, where it is
+// reported (file, byte offset or node id, attribute) and that nothing is silently accepted.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -23,9 +23,12 @@ std::string firstError(const std::string& bytes, const TraceReadOptions& options
     return p.diag.firstError();
 }
 
-std::string validFile() { return file({comp(1, 5), coll(2, CollectiveType::AllReduce, 1024, {1})}); }
+std::string validFile() {
+    return file({comp(1, 5), coll(2, CollectiveType::AllReduce, 1024, {1})});
+}
 
-// --- framing -----------------------------------------------------------------------------------------------------
+// --- framing
+// -----------------------------------------------------------------------------------------------------
 
 TEST(MalformedFraming, EmptyFile) {
     EXPECT_THAT(firstError(""), AllOf(HasSubstr("mem.0.et: byte offset 0"), HasSubstr("empty trace file")));
@@ -33,8 +36,9 @@ TEST(MalformedFraming, EmptyFile) {
 
 TEST(MalformedFraming, EndsBeforeCompleteMetadata) {
     std::string meta = metadataRecord();
-    EXPECT_THAT(firstError(meta.substr(0, meta.size() - 2)),
-                AllOf(HasSubstr("byte offset 0"), HasSubstr("truncated record: length 7 but only 5 bytes remain")));
+    EXPECT_THAT(
+        firstError(meta.substr(0, meta.size() - 2)),
+        AllOf(HasSubstr("byte offset 0"), HasSubstr("truncated record: length 7 but only 5 bytes remain")));
 }
 
 TEST(MalformedFraming, TruncatedVarint) {
@@ -55,7 +59,8 @@ TEST(MalformedFraming, LengthAbove32Bits) {
 TEST(MalformedFraming, OversizeLength) {
     // The classic crash input of other readers: ff ff ff ff 0f (2^32 - 1).
     std::string bytes = validFile() + std::string("\xff\xff\xff\xff\x0f", 5) + "xyz";
-    EXPECT_THAT(firstError(bytes), HasSubstr("record length 4294967295 bytes exceeds the limit of 268435456 bytes"));
+    EXPECT_THAT(firstError(bytes),
+                HasSubstr("record length 4294967295 bytes exceeds the limit of 268435456 bytes"));
 }
 
 TEST(MalformedFraming, LengthPastEndOfFile) {
@@ -95,7 +100,8 @@ TEST(MalformedFraming, CorruptGzip) {
     EXPECT_THAT(firstError(gz), HasSubstr("corrupt gzip data"));
 }
 
-// --- record ------------------------------------------------------------------------------------------------------
+// --- record
+// ------------------------------------------------------------------------------------------------------
 
 TEST(MalformedRecord, InvalidWireType) {
     std::string bytes = metadataRecord() + frame(std::string("\x08\x01\x0e", 3));  // field 1, wire type 6
@@ -127,13 +133,15 @@ TEST(MalformedRecord, InvalidUtf8InName) {
 
 TEST(MalformedRecord, WireTypeMismatchOnKnownField) {
     std::string bytes = metadataRecord() + frame(std::string("\x0a\x01x", 3));  // id as length-delimited
-    EXPECT_THAT(firstError(bytes), AllOf(HasSubstr("(in id)"), HasSubstr("wire type length-delimited, expected varint")));
+    EXPECT_THAT(firstError(bytes),
+                AllOf(HasSubstr("(in id)"), HasSubstr("wire type length-delimited, expected varint")));
 }
 
 TEST(MalformedRecord, UnknownNodeType) {
     Node n = comp(4, 1);
     n.set_type(static_cast<ChakraProtoMsg::NodeType>(9));
-    EXPECT_THAT(firstError(file({n})), AllOf(HasSubstr("mem.0.et: node 4"), HasSubstr("unknown node type 9")));
+    EXPECT_THAT(firstError(file({n})),
+                AllOf(HasSubstr("mem.0.et: node 4"), HasSubstr("unknown node type 9")));
 }
 
 TEST(MalformedRecord, UnknownNodeTypeSkippedOnRequest) {
@@ -150,22 +158,26 @@ TEST(MalformedRecord, UnknownNodeTypeSkippedOnRequest) {
 
 TEST(MalformedRecord, LegacySchemaNodeField11) {
     Node n = comp(1, 1);
-    std::string payload = n.SerializeAsString() + std::string("\x5a\x02\x0a\x00", 4);  // field 11, length-delimited
+    std::string payload =
+        n.SerializeAsString() + std::string("\x5a\x02\x0a\x00", 4);  // field 11, length-delimited
     EXPECT_THAT(firstError(metadataRecord() + frame(payload)), HasSubstr("pre-2023 Chakra schema"));
 }
 
 TEST(MalformedRecord, LegacySchemaBinaryVersion) {
-    // Old GlobalMetadata{1: attribute message}: field 1 carries a sub-message, read now as the version string.
+    // Old GlobalMetadata{1: attribute message}: field 1 carries a sub-message, read now as the version
+    // string.
     std::string oldAttr = std::string("\x0a\x04name\x10\x01", 8);
     std::string meta = frame(std::string("\x0a") + static_cast<char>(oldAttr.size()) + oldAttr);
     EXPECT_THAT(firstError(meta + record(comp(1, 1))), HasSubstr("pre-2023 Chakra schema"));
 }
 
-// --- graph -------------------------------------------------------------------------------------------------------
+// --- graph
+// -------------------------------------------------------------------------------------------------------
 
 TEST(MalformedGraph, DuplicateNodeId) {
     std::string bytes = file({comp(7, 1), comp(7, 2)});
-    EXPECT_THAT(firstError(bytes), AllOf(HasSubstr("node 7: duplicate node id"), HasSubstr("records at byte offsets 8 and")));
+    EXPECT_THAT(firstError(bytes),
+                AllOf(HasSubstr("node 7: duplicate node id"), HasSubstr("records at byte offsets 8 and")));
 }
 
 TEST(MalformedGraph, ZeroLengthRecordCollidesWithNodeZero) {
@@ -179,7 +191,8 @@ TEST(MalformedGraph, DanglingDataDep) {
 }
 
 TEST(MalformedGraph, SelfDataDep) {
-    EXPECT_THAT(firstError(file({comp(3, 1, {3})})), AllOf(HasSubstr("node 3"), HasSubstr("lists the node itself")));
+    EXPECT_THAT(firstError(file({comp(3, 1, {3})})),
+                AllOf(HasSubstr("node 3"), HasSubstr("lists the node itself")));
 }
 
 TEST(MalformedGraph, CycleNamesItsMembers) {
@@ -187,7 +200,8 @@ TEST(MalformedGraph, CycleNamesItsMembers) {
     std::string bytes = file({comp(4, 1), comp(1, 1, {3}), comp(2, 1, {1}), comp(3, 1, {2})});
     std::string error = firstError(bytes);
     EXPECT_THAT(error, HasSubstr("data_deps form a cycle"));
-    EXPECT_THAT(error, AnyOf(HasSubstr("1 -> 2 -> 3 -> 1"), HasSubstr("2 -> 3 -> 1 -> 2"), HasSubstr("3 -> 1 -> 2 -> 3")));
+    EXPECT_THAT(error, AnyOf(HasSubstr("1 -> 2 -> 3 -> 1"), HasSubstr("2 -> 3 -> 1 -> 2"),
+                             HasSubstr("3 -> 1 -> 2 -> 3")));
 }
 
 TEST(MalformedGraph, DanglingCtrlDepIsWarningByDefaultAndErrorInStrictMode) {
@@ -201,7 +215,8 @@ TEST(MalformedGraph, DanglingCtrlDepIsWarningByDefaultAndErrorInStrictMode) {
     EXPECT_EQ(lenient.trace.danglingCtrlDeps, 1u);
     TraceReadOptions strict;
     strict.strict = true;
-    EXPECT_THAT(firstError(bytes, strict), AllOf(HasSubstr("ctrl_deps names node 42"), HasSubstr("strict mode")));
+    EXPECT_THAT(firstError(bytes, strict),
+                AllOf(HasSubstr("ctrl_deps names node 42"), HasSubstr("strict mode")));
 }
 
 TEST(MalformedGraph, CtrlDepCycleDropsCtrlDepsByDefault) {
@@ -218,12 +233,14 @@ TEST(MalformedGraph, CtrlDepCycleDropsCtrlDepsByDefault) {
     EXPECT_THAT(firstError(file({a, b}), strict), HasSubstr("ctrl_deps close a dependency cycle"));
 }
 
-// --- attributes --------------------------------------------------------------------------------------------------
+// --- attributes
+// --------------------------------------------------------------------------------------------------
 
 TEST(MalformedAttribute, MissingCommSize) {
     Node n = makeNode(5, NodeType::Collective);
     attr(n, "comm_type")->set_int64_val(0);
-    EXPECT_THAT(firstError(file({n})), HasSubstr("node 5: attribute 'comm_size': missing; COMM_COLL_NODE requires it"));
+    EXPECT_THAT(firstError(file({n})),
+                HasSubstr("node 5: attribute 'comm_size': missing; COMM_COLL_NODE requires it"));
 }
 
 TEST(MalformedAttribute, MissingCommType) {
@@ -248,20 +265,23 @@ TEST(MalformedAttribute, RecvWithoutSource) {
     Node n = makeNode(3, NodeType::Recv);
     attr(n, "comm_size")->set_int64_val(8);
     attr(n, "comm_tag")->set_int64_val(1);
-    EXPECT_THAT(firstError(file({n}), {}, 0, 2), HasSubstr("attribute 'comm_src': missing; COMM_RECV_NODE requires it"));
+    EXPECT_THAT(firstError(file({n}), {}, 0, 2),
+                HasSubstr("attribute 'comm_src': missing; COMM_RECV_NODE requires it"));
 }
 
 TEST(MalformedAttribute, FloatingPointSize) {
     Node n = makeNode(5, NodeType::Collective);
     attr(n, "comm_type")->set_int64_val(0);
     attr(n, "comm_size")->set_double_val(1024.0);
-    EXPECT_THAT(firstError(file({n})), HasSubstr("attribute 'comm_size': expected an integer, found double_val"));
+    EXPECT_THAT(firstError(file({n})),
+                HasSubstr("attribute 'comm_size': expected an integer, found double_val"));
 }
 
 TEST(MalformedAttribute, StringSize) {
     Node n = makeNode(5, NodeType::MemStore);
     attr(n, "tensor_size")->set_string_val("1024");
-    EXPECT_THAT(firstError(file({n})), HasSubstr("attribute 'tensor_size': expected an integer, found string_val"));
+    EXPECT_THAT(firstError(file({n})),
+                HasSubstr("attribute 'tensor_size': expected an integer, found string_val"));
 }
 
 TEST(MalformedAttribute, ListSize) {
@@ -285,7 +305,8 @@ TEST(MalformedAttribute, CommTypeOutOfRange) {
     Node n = makeNode(5, NodeType::Collective);
     attr(n, "comm_type")->set_int64_val(12);
     attr(n, "comm_size")->set_int64_val(8);
-    EXPECT_THAT(firstError(file({n})), HasSubstr("attribute 'comm_type': value 12 out of range; expected 0..9"));
+    EXPECT_THAT(firstError(file({n})),
+                HasSubstr("attribute 'comm_type': value 12 out of range; expected 0..9"));
 }
 
 TEST(MalformedAttribute, RankWiderThan32Bits) {
@@ -297,7 +318,8 @@ TEST(MalformedAttribute, RankWiderThan32Bits) {
 TEST(MalformedAttribute, InvolvedDimNotBoolList) {
     Node n = coll(5, CollectiveType::AllReduce, 8);
     attr(n, "involved_dim")->set_int32_val(1);
-    EXPECT_THAT(firstError(file({n})), HasSubstr("attribute 'involved_dim': expected bool_list, found int32_val"));
+    EXPECT_THAT(firstError(file({n})),
+                HasSubstr("attribute 'involved_dim': expected bool_list, found int32_val"));
 }
 
 TEST(MalformedAttribute, PgNameNotString) {
@@ -314,12 +336,15 @@ TEST(MalformedAttribute, PgNameNotDecimal) {
 TEST(MalformedAttribute, IsCpuOpNotZeroOrOne) {
     Node n = comp(5, 1);
     n.mutable_attr(0)->set_int32_val(2);
-    EXPECT_THAT(firstError(file({n})), HasSubstr("attribute 'is_cpu_op': value 2; expected bool_val or an integer 0/1"));
+    EXPECT_THAT(firstError(file({n})),
+                HasSubstr("attribute 'is_cpu_op': value 2; expected bool_val or an integer 0/1"));
 }
 
 TEST(MalformedAttribute, SendFromAnotherRank) {
-    EXPECT_THAT(firstError(file({send(5, 1, 2, 8, 1)}), {}, 0, 4),
-                HasSubstr("attribute 'comm_src': is 1 but this file is rank 0 (a SEND must be issued by its source)"));
+    EXPECT_THAT(
+        firstError(file({send(5, 1, 2, 8, 1)}), {}, 0, 4),
+        HasSubstr(
+            "attribute 'comm_src': is 1 but this file is rank 0 (a SEND must be issued by its source)"));
 }
 
 TEST(MalformedAttribute, RecvOnAnotherRank) {
@@ -357,7 +382,8 @@ TEST(MalformedAttribute, ProcessGroupPayloadNotJson) {
     EXPECT_THAT(firstError(file({n})), HasSubstr("node 1: process-group payload (inputs.values)"));
 }
 
-// --- cross-rank --------------------------------------------------------------------------------------------------
+// --- cross-rank
+// --------------------------------------------------------------------------------------------------
 
 class CrossRank : public ::testing::Test {
 protected:
@@ -389,23 +415,25 @@ TEST_F(CrossRank, NoRankZero) {
 }
 
 TEST_F(CrossRank, CollectiveTypeMismatch) {
-    std::string prefix = writeSet({file({coll(1, CollectiveType::AllReduce, 64)}),
-                                   file({coll(9, CollectiveType::AllGather, 64)})});
+    std::string prefix = writeSet(
+        {file({coll(1, CollectiveType::AllReduce, 64)}), file({coll(9, CollectiveType::AllGather, 64)})});
     EXPECT_THAT(load(prefix), AllOf(HasSubstr("communicator 0: rank 1"),
                                     HasSubstr("collective #1 is ALL_GATHER of 64 B (node 9), but rank 0's is "
                                               "ALL_REDUCE of 64 B (node 1)")));
 }
 
 TEST_F(CrossRank, CollectiveSizeMismatch) {
-    std::string prefix = writeSet({file({coll(1, CollectiveType::AllReduce, 64)}),
-                                   file({coll(1, CollectiveType::AllReduce, 128)})});
+    std::string prefix = writeSet(
+        {file({coll(1, CollectiveType::AllReduce, 64)}), file({coll(1, CollectiveType::AllReduce, 128)})});
     EXPECT_THAT(load(prefix), HasSubstr("ALL_REDUCE of 128 B (node 1), but rank 0's is ALL_REDUCE of 64 B"));
 }
 
 TEST_F(CrossRank, CollectiveCountMismatch) {
-    std::string prefix = writeSet({file({coll(1, CollectiveType::AllReduce, 64), coll(2, CollectiveType::AllReduce, 64, {1})}),
-                                   file({coll(1, CollectiveType::AllReduce, 64)})});
-    EXPECT_THAT(load(prefix), HasSubstr("rank 1 (" + m_dir + "/t.1.et): issues 1 collectives, but rank 0 issues 2"));
+    std::string prefix =
+        writeSet({file({coll(1, CollectiveType::AllReduce, 64), coll(2, CollectiveType::AllReduce, 64, {1})}),
+                  file({coll(1, CollectiveType::AllReduce, 64)})});
+    EXPECT_THAT(load(prefix),
+                HasSubstr("rank 1 (" + m_dir + "/t.1.et): issues 1 collectives, but rank 0 issues 2"));
 }
 
 TEST_F(CrossRank, UnmatchedSend) {
@@ -421,8 +449,9 @@ TEST_F(CrossRank, UnmatchedRecv) {
 
 TEST_F(CrossRank, SendRecvSizeMismatch) {
     std::string prefix = writeSet({file({send(1, 0, 1, 100, 7)}), file({recv(1, 0, 1, 96, 7)})});
-    EXPECT_THAT(load(prefix), AllOf(HasSubstr("SEND 0->1 tag 7 of 100 B does not match"),
-                                    HasSubstr("RECV 0->1 tag 7 of 96 B: size mismatch on the same (src, dst, tag)")));
+    EXPECT_THAT(load(prefix),
+                AllOf(HasSubstr("SEND 0->1 tag 7 of 100 B does not match"),
+                      HasSubstr("RECV 0->1 tag 7 of 96 B: size mismatch on the same (src, dst, tag)")));
 }
 
 TEST_F(CrossRank, GroupNotDefined) {
@@ -437,9 +466,11 @@ TEST_F(CrossRank, RankNotMemberOfGroup) {
     writeFileBytes(m_dir + "/groups.json", "{\"1\": [0]}");
     TraceSetOptions options;
     options.commGroupFile = m_dir + "/groups.json";
-    EXPECT_THAT(load(prefix, options),
-                HasSubstr("t.1.et: node 1: attribute 'pg_name': rank 1 issues a collective on communicator 1, which it "
-                          "is not a member of"));
+    EXPECT_THAT(
+        load(prefix, options),
+        HasSubstr(
+            "t.1.et: node 1: attribute 'pg_name': rank 1 issues a collective on communicator 1, which it "
+            "is not a member of"));
 }
 
 TEST_F(CrossRank, CommGroupFileErrors) {

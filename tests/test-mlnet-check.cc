@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdlib>
 #include <sys/wait.h>
+#include <cstdlib>
 
 #include "raw-trace.h"
 #include "trace-test-util.h"
@@ -20,10 +20,11 @@ struct CheckRun {
 };
 
 CheckRun check(const std::string& dir, const std::string& args) {
-    const std::string cmd = std::string(MLNET_BIN_DIR) + "/mlnet-check " + args + " > " + dir + "/out.txt 2> " + dir +
-                            "/err.txt";
+    const std::string cmd =
+        std::string(MLNET_BIN_DIR) + "/mlnet-check " + args + " > " + dir + "/out.txt 2> " + dir + "/err.txt";
     int raw = std::system(cmd.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, readFileBytes(dir + "/out.txt"), readFileBytes(dir + "/err.txt")};
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, readFileBytes(dir + "/out.txt"),
+            readFileBytes(dir + "/err.txt")};
 }
 
 class MlnetCheck : public ::testing::Test {

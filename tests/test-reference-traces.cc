@@ -14,8 +14,8 @@ using ::testing::HasSubstr;
 
 const std::string kExamples = std::string(MLNET_SHARED_DIR) + "/chakra-examples";
 
-#define REQUIRE_EXAMPLES()                                                                  \
-    if (!std::filesystem::exists(kExamples)) {                                              \
+#define REQUIRE_EXAMPLES()                                                                          \
+    if (!std::filesystem::exists(kExamples)) {                                                      \
         GTEST_SKIP() << "reference traces not found at " << kExamples << " (set MLNET_SHARED_DIR)"; \
     }
 
@@ -66,8 +66,8 @@ TEST(ReferenceTraces, AstraSimMicrobenchmarks) {
     int sets = 0;
     for (const auto& [name, type] : kinds) {
         for (uint32_t npus : {4u, 8u, 16u}) {
-            std::string prefix = kExamples + "/astra-sim_master/examples/workload/microbenchmarks/" + name + "/" +
-                                 std::to_string(npus) + "npus_1MB/" + name;
+            std::string prefix = kExamples + "/astra-sim_master/examples/workload/microbenchmarks/" + name +
+                                 "/" + std::to_string(npus) + "npus_1MB/" + name;
             Diagnostics diag;
             TraceSummary s = loadOk(prefix, diag);
             EXPECT_EQ(s.ranks, npus) << prefix;
@@ -83,8 +83,9 @@ TEST(ReferenceTraces, AstraSimMicrobenchmarks) {
 TEST(ReferenceTraces, HistoricalGeneratorAllReduce) {
     REQUIRE_EXAMPLES();
     Diagnostics diag;
-    TraceSet set = loadTraceSet(kExamples + "/astra-sim_historical_c94c746/examples/network_analytical/workload/AllReduce_1MB",
-                                {}, diag);
+    TraceSet set = loadTraceSet(
+        kExamples + "/astra-sim_historical_c94c746/examples/network_analytical/workload/AllReduce_1MB", {},
+        diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     ASSERT_EQ(set.numRanks(), 8u);
     for (const RankTrace& t : set.ranks) {
@@ -98,8 +99,9 @@ TEST(ReferenceTraces, HistoricalGeneratorAllReduce) {
 TEST(ReferenceTraces, MscclCustomRingAllReduce) {
     REQUIRE_EXAMPLES();
     Diagnostics diag;
-    TraceSummary s = loadOk(kExamples + "/astra-sim_master/examples/system/custom_collectives/"
-                                        "custom_ring_allreduce_8npus_1MB/custom_allreduce",
+    TraceSummary s = loadOk(kExamples +
+                                "/astra-sim_master/examples/system/custom_collectives/"
+                                "custom_ring_allreduce_8npus_1MB/custom_allreduce",
                             diag);
     EXPECT_EQ(s.ranks, 8u);
     EXPECT_EQ(s.nodes, 8u * 35u);

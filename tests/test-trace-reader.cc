@@ -14,7 +14,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Parsed parseOk(const std::string& bytes, const TraceReadOptions& options = {}, Rank rank = 0, uint32_t numRanks = 0) {
+Parsed parseOk(const std::string& bytes, const TraceReadOptions& options = {}, Rank rank = 0,
+               uint32_t numRanks = 0) {
     Parsed p = parse(bytes, options, rank, numRanks);
     EXPECT_FALSE(p.diag.hasErrors()) << p.diag.format(Severity::Error);
     return p;
@@ -58,16 +59,36 @@ TEST_P(IntegralEncodings, CommSizeInAnyIntegerWidth) {
     AttributeProto* a = attr(n, "comm_size");
     const uint32_t v = 123456;
     switch (GetParam()) {
-        case 0: a->set_int32_val(v); break;
-        case 1: a->set_int64_val(v); break;
-        case 2: a->set_uint32_val(v); break;
-        case 3: a->set_uint64_val(v); break;
-        case 4: a->set_sint32_val(v); break;
-        case 5: a->set_sint64_val(v); break;
-        case 6: a->set_fixed32_val(v); break;
-        case 7: a->set_fixed64_val(v); break;
-        case 8: a->set_sfixed32_val(v); break;
-        case 9: a->set_sfixed64_val(v); break;
+        case 0:
+            a->set_int32_val(v);
+            break;
+        case 1:
+            a->set_int64_val(v);
+            break;
+        case 2:
+            a->set_uint32_val(v);
+            break;
+        case 3:
+            a->set_uint64_val(v);
+            break;
+        case 4:
+            a->set_sint32_val(v);
+            break;
+        case 5:
+            a->set_sint64_val(v);
+            break;
+        case 6:
+            a->set_fixed32_val(v);
+            break;
+        case 7:
+            a->set_fixed64_val(v);
+            break;
+        case 8:
+            a->set_sfixed32_val(v);
+            break;
+        case 9:
+            a->set_sfixed64_val(v);
+            break;
     }
     Parsed p = parseOk(file({n}));
     ASSERT_EQ(p.trace.nodes.size(), 1u);
@@ -124,7 +145,8 @@ TEST(TraceReader, ForwardReferencesUnknownFieldsAndAttributes) {
     attr(child, "inputs");  // value-less, as STG writes
     child.mutable_inputs()->set_values("[[1], 6, 0, 'cpu']");
     child.set_start_time_micros(77);
-    std::string payload = child.SerializeAsString() + std::string("\xa0\x06\x01", 3);  // unknown field 100 varint
+    std::string payload =
+        child.SerializeAsString() + std::string("\xa0\x06\x01", 3);  // unknown field 100 varint
     std::string bytes = metadataRecord() + frame(payload) + record(comp(6, 1));
     Parsed p = parseOk(bytes);
     ASSERT_EQ(p.trace.nodes.size(), 2u);
@@ -212,8 +234,8 @@ TEST(TraceSet, SubGroupCollectivesMatchAcrossMembersOnly) {
     for (Rank r = 0; r < 4; ++r) {
         const bool first = r < 2;
         writeFileBytes(dir + "/g." + std::to_string(r) + ".et",
-                       file({coll(1, first ? CollectiveType::AllReduce : CollectiveType::AllToAll, first ? 64 : 32, {},
-                                  first ? "1" : "2"),
+                       file({coll(1, first ? CollectiveType::AllReduce : CollectiveType::AllToAll,
+                                  first ? 64 : 32, {}, first ? "1" : "2"),
                              coll(2, CollectiveType::AllGather, 16, {1})}));
     }
     writeFileBytes(dir + "/groups.json", "{\"1\": [1, 0], \"2\": [2, 3]}");
@@ -232,8 +254,10 @@ TEST(TraceSet, SubGroupCollectivesMatchAcrossMembersOnly) {
 
 TEST(TraceSet, MatchedPointToPointWithRepeatedChannel) {
     std::string dir = makeTempDir("p2p");
-    writeFileBytes(dir + "/p.0.et", file({send(1, 0, 1, 100, 7), send(2, 0, 1, 100, 7, {1}), recv(3, 1, 0, 5, 9)}));
-    writeFileBytes(dir + "/p.1.et", file({recv(1, 0, 1, 100, 7), recv(2, 0, 1, 100, 7), send(3, 1, 0, 5, 9)}));
+    writeFileBytes(dir + "/p.0.et",
+                   file({send(1, 0, 1, 100, 7), send(2, 0, 1, 100, 7, {1}), recv(3, 1, 0, 5, 9)}));
+    writeFileBytes(dir + "/p.1.et",
+                   file({recv(1, 0, 1, 100, 7), recv(2, 0, 1, 100, 7), send(3, 1, 0, 5, 9)}));
     Diagnostics diag;
     TraceSet set = loadTraceSet(dir + "/p", {}, diag);
     EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
@@ -270,7 +294,8 @@ TEST(TraceSet, IssueOrderBreaksTiesByAscendingId) {
 TEST(TraceReaderRobustness, RandomCorruptionNeverCrashes) {
     Node load = makeNode(4, NodeType::MemLoad);
     attr(load, "tensor_size")->set_uint64_val(4096);
-    std::string base = file({comp(1, 5), coll(2, CollectiveType::AllReduce, 1024, {1}), send(3, 0, 1, 64, 2, {2}), load});
+    std::string base =
+        file({comp(1, 5), coll(2, CollectiveType::AllReduce, 1024, {1}), send(3, 0, 1, 64, 2, {2}), load});
     ASSERT_FALSE(parse(base, {}, 0, 2).diag.hasErrors());
     std::mt19937_64 rng(20261130);
     std::size_t rejected = 0;
@@ -280,9 +305,15 @@ TEST(TraceReaderRobustness, RandomCorruptionNeverCrashes) {
         for (int e = 0; e < edits; ++e) {
             const std::size_t pos = rng() % bytes.size();
             switch (rng() % 3) {
-                case 0: bytes[pos] = static_cast<char>(rng()); break;
-                case 1: bytes.erase(pos, 1 + rng() % 4); break;
-                case 2: bytes.insert(pos, 1, static_cast<char>(rng())); break;
+                case 0:
+                    bytes[pos] = static_cast<char>(rng());
+                    break;
+                case 1:
+                    bytes.erase(pos, 1 + rng() % 4);
+                    break;
+                case 2:
+                    bytes.insert(pos, 1, static_cast<char>(rng()));
+                    break;
             }
             if (bytes.empty()) {
                 break;

@@ -12,7 +12,8 @@
 namespace mlnet {
 
 std::string makeTempDir(const std::string& tag) {
-    const std::string pattern = (std::filesystem::temp_directory_path() / ("mlnet-" + tag + "-XXXXXX")).string();
+    const std::string pattern =
+        (std::filesystem::temp_directory_path() / ("mlnet-" + tag + "-XXXXXX")).string();
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     if (::mkdtemp(name.data()) == nullptr) {

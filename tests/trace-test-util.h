@@ -6,8 +6,8 @@
 
 namespace mlnet {
 
-// A new, empty directory under the system temp directory whose name contains tag; never reused, so tests may run in
-// parallel. Throws std::runtime_error on failure.
+// A new, empty directory under the system temp directory whose name contains tag; never reused, so tests may
+// run in parallel. Throws std::runtime_error on failure.
 std::string makeTempDir(const std::string& tag);
 
 // Whole-file binary I/O; both throw std::runtime_error naming the path on failure.

@@ -1,7 +1,8 @@
 // mlnet-check PREFIX [--npus N] [--comm-group-configuration FILE] [--json] [--strict]
-// Validates a Chakra trace set and prints a summary. Exit status: 0 valid (warnings allowed), 2 invalid, 1 usage.
-#include <boost/program_options.hpp>
+// Validates a Chakra trace set and prints a summary. Exit status: 0 valid (warnings allowed), 2 invalid, 1
+// usage.
 #include <google/protobuf/stubs/logging.h>
+#include <boost/program_options.hpp>
 
 #include <iostream>
 
@@ -17,10 +18,11 @@ int main(int argc, char** argv) {
     mlnet::TraceSetOptions options;
     std::string prefix;
     bool json = false;
-    po::options_description visible("Usage: mlnet-check PREFIX [options]\n\n"
-                                    "Validates the Chakra execution traces PREFIX.<rank>.et (plain or gzip) and "
-                                    "prints a summary.\nExit status: 0 valid (warnings allowed), 2 invalid, 1 usage "
-                                    "error.\n\nOptions");
+    po::options_description visible(
+        "Usage: mlnet-check PREFIX [options]\n\n"
+        "Validates the Chakra execution traces PREFIX.<rank>.et (plain or gzip) and "
+        "prints a summary.\nExit status: 0 valid (warnings allowed), 2 invalid, 1 usage "
+        "error.\n\nOptions");
     visible.add_options()("help,h", "show this help")(
         "npus", po::value<uint32_t>(&options.numRanks),
         "number of ranks (default: count the files PREFIX.0.et, PREFIX.1.et, ...)")(

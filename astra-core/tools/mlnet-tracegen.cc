@@ -1,7 +1,7 @@
 // mlnet-tracegen: writes a synthetic Chakra trace set (one file per rank) for a named communication pattern.
 // Exit status: 0 success, 1 bad command line, 2 failure while writing.
-#include "microbenchmarks.h"
-#include "trace-writer.h"
+#include "workload/microbenchmarks.h"
+#include "workload/trace-writer.h"
 
 #include <boost/program_options.hpp>
 
@@ -34,8 +34,8 @@ uint64_t unsignedOption(const po::variables_map& vm, const std::string& name,
     uint64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || error != std::errc() || end != text.data() + text.size() || value > max) {
-        throw UsageError("--" + name + " expects an integer from 0 to " + std::to_string(max) + ", got '" + text +
-                         "'");
+        throw UsageError("--" + name + " expects an integer from 0 to " + std::to_string(max) + ", got '" +
+                         text + "'");
     }
     return value;
 }
@@ -60,9 +60,9 @@ const std::map<std::string, Generator>& generators() {
         {"all-to-all", collectiveGenerator(CollectiveType::AllToAll)},
         {"chain",
          [](const po::variables_map& vm) {
-             return microbench::computeCollectiveChain(countOption(vm, "npus"), CollectiveType::AllReduce,
-                                                       unsignedOption(vm, "size"), unsignedOption(vm, "compute-us"),
-                                                       countOption(vm, "layers"));
+             return microbench::computeCollectiveChain(
+                 countOption(vm, "npus"), CollectiveType::AllReduce, unsignedOption(vm, "size"),
+                 unsignedOption(vm, "compute-us"), countOption(vm, "layers"));
          }},
         {"ring",
          [](const po::variables_map& vm) {
@@ -82,7 +82,8 @@ const std::map<std::string, Generator>& generators() {
                  throw UsageError("--compute-us is too large");
              }
              return microbench::dataParallelStep(countOption(vm, "npus"), countOption(vm, "layers"),
-                                                 unsignedOption(vm, "size"), forwardMicros, 2 * forwardMicros);
+                                                 unsignedOption(vm, "size"), forwardMicros,
+                                                 2 * forwardMicros);
          }},
     };
     return table;
@@ -90,30 +91,34 @@ const std::map<std::string, Generator>& generators() {
 
 const char* kPatternHelp = R"(Patterns (--size is the comm_size of every communication node, in bytes):
   all-reduce, all-gather, reduce-scatter, all-to-all
-                  one collective per rank (for all-gather --size is the per-rank input shard)
-  chain           --layers pairs of compute (--compute-us) and all-reduce, then a final compute, in sequence
+                  one collective per rank (all-gather: --size is the per-rank input shard)
+  chain           --layers pairs of compute (--compute-us) and all-reduce in sequence, then a
+                  final compute
   ring            --rounds rounds of send to rank r+1 and receive from rank r-1
-  pipeline        GPipe over --npus stages: --microbatches forwards then backwards, --size bytes of activations
-                  or gradients between neighbouring stages, --compute-us per forward or backward step
-  data-parallel   one training step: --layers forward computes (--compute-us), backward computes (2x) each
-                  followed by an all-reduce of --size gradient bytes, then an optimizer compute
+  pipeline        GPipe over --npus stages: --microbatches forwards then backwards, --size bytes
+                  of activations or gradients between neighbouring stages, --compute-us per
+                  forward or backward step
+  data-parallel   one training step: --layers forward computes (--compute-us), backward computes
+                  (2x) each followed by an all-reduce of --size gradient bytes, then an
+                  optimizer compute (--compute-us)
 )";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    po::options_description options("Usage: mlnet-tracegen --pattern P --npus N --size BYTES --output PREFIX "
-                                    "[options]\nWrites PREFIX.<rank>.et for every rank.\n\nOptions");
+    po::options_description options(
+        "Usage: mlnet-tracegen --pattern P --npus N --size BYTES --output PREFIX [options]\n"
+        "Writes PREFIX.<rank>.et for every rank.\n\nOptions");
     // Integers are taken as text and checked by unsignedOption.
-    options.add_options()("help,h", "print this help")                                             //
-        ("pattern", po::value<std::string>(), "communication pattern (see below)")                   //
-        ("npus", po::value<std::string>(), "number of ranks (pipeline: stages)")                     //
-        ("size", po::value<std::string>(), "bytes per communication node")                           //
-        ("compute-us", po::value<std::string>()->default_value("100"), "compute duration in microseconds")     //
-        ("layers", po::value<std::string>()->default_value("4"), "layers (chain, data-parallel)")    //
-        ("rounds", po::value<std::string>()->default_value("1"), "rounds (ring)")                    //
-        ("microbatches", po::value<std::string>()->default_value("4"), "microbatches (pipeline)")    //
-        ("gzip", "write gzip-compressed PREFIX.<rank>.et.gz files")                                  //
+    options.add_options()("help,h", "print this help")                                                      //
+        ("pattern", po::value<std::string>(), "communication pattern (see below)")                          //
+        ("npus", po::value<std::string>(), "number of ranks (pipeline: stages)")                            //
+        ("size", po::value<std::string>(), "bytes per communication node")                                  //
+        ("compute-us", po::value<std::string>()->default_value("100"), "compute duration in microseconds")  //
+        ("layers", po::value<std::string>()->default_value("4"), "layers (chain, data-parallel)")           //
+        ("rounds", po::value<std::string>()->default_value("1"), "rounds (ring)")                           //
+        ("microbatches", po::value<std::string>()->default_value("4"), "microbatches (pipeline)")           //
+        ("gzip", "write gzip-compressed PREFIX.<rank>.et.gz files")                                         //
         ("output", po::value<std::string>(), "path prefix of the trace files; directories are created");
 
     std::string pattern;
@@ -121,7 +126,9 @@ int main(int argc, char** argv) {
     std::optional<TraceSetBuilder> traces;
     po::variables_map vm;
     try {
-        po::store(po::parse_command_line(argc, argv, options), vm);
+        // With an empty positional description, stray words are errors instead of being silently ignored.
+        const po::positional_options_description noPositionals;
+        po::store(po::command_line_parser(argc, argv).options(options).positional(noPositionals).run(), vm);
         po::notify(vm);
         if (vm.count("help")) {
             std::cout << options << "\n" << kPatternHelp;

@@ -1,5 +1,5 @@
-// Communicator groups: the world group (id 0) plus groups from ASTRA-sim's comm-group JSON file and from PyTorch
-// process-group METADATA nodes. Members are kept in ascending rank order.
+// Communicator groups: the world group (id 0) plus groups from ASTRA-sim's comm-group JSON file and from
+// PyTorch process-group METADATA nodes. Members are kept in ascending rank order.
 #ifndef MLNET_WORKLOAD_COMM_GROUPS_H
 #define MLNET_WORKLOAD_COMM_GROUPS_H
 
@@ -18,8 +18,8 @@ public:
 
     // ASTRA-sim's --comm-group-configuration: {"1": [0, 1], "2": [2, 3]}.
     bool loadJson(const std::string& path, Diagnostics& diag);
-    // A group declared inside a trace; `where` names the declaring node. A later declaration replaces an earlier one
-    // (as in ASTRA-sim); a conflicting replacement is reported as a warning.
+    // A group declared inside a trace; `where` names the declaring node. A later declaration replaces an
+    // earlier one (as in ASTRA-sim); a conflicting replacement is reported as a warning.
     bool declare(const DeclaredGroup& group, const std::string& where, Diagnostics& diag);
 
     // Members of the group in ascending order, or nullptr if the group is not defined.

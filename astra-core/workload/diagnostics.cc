@@ -41,7 +41,9 @@ std::string atOffset(const std::string& file, uint64_t byteOffset) {
     return file + ": byte offset " + std::to_string(byteOffset);
 }
 
-std::string atNode(const std::string& file, uint64_t nodeId) { return file + ": node " + std::to_string(nodeId); }
+std::string atNode(const std::string& file, uint64_t nodeId) {
+    return file + ": node " + std::to_string(nodeId);
+}
 
 std::string atAttribute(const std::string& file, uint64_t nodeId, const std::string& attribute) {
     return atNode(file, nodeId) + ": attribute '" + attribute + "'";

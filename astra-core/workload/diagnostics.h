@@ -1,6 +1,6 @@
-// Collects the errors and warnings found while reading traces and configuration files. Every message names where the
-// problem is (file, byte offset or node id, attribute) and what was expected, so a user can fix the input without a
-// debugger.
+// Collects the errors and warnings found while reading traces and configuration files. Every message names
+// where the problem is (file, byte offset or node id, attribute) and what was expected, so a user can fix the
+// input without a debugger.
 #ifndef MLNET_WORKLOAD_DIAGNOSTICS_H
 #define MLNET_WORKLOAD_DIAGNOSTICS_H
 
@@ -21,8 +21,8 @@ struct Diagnostic {
 
 class Diagnostics {
 public:
-    // Beyond this many of one severity only a count is kept, so a badly broken file cannot flood memory or the
-    // terminal.
+    // Beyond this many of one severity only a count is kept, so a badly broken file cannot flood memory or
+    // the terminal.
     explicit Diagnostics(std::size_t maxKeptPerSeverity = 100) : m_maxKept(maxKeptPerSeverity) {}
 
     void error(std::string text) { add(Severity::Error, std::move(text)); }
@@ -33,7 +33,8 @@ public:
     std::size_t warningCount() const { return m_warningCount; }
     const std::vector<Diagnostic>& kept() const { return m_kept; }
 
-    // All kept messages of one severity, one per line, with a final "... and N more" line when some were dropped.
+    // All kept messages of one severity, one per line, with a final "... and N more" line when some were
+    // dropped.
     std::string format(Severity severity) const;
     // The first error, for exceptions and tests.
     std::string firstError() const;
@@ -47,7 +48,8 @@ private:
     std::vector<Diagnostic> m_kept;
 };
 
-// Thrown by the convenience loaders when a trace set or configuration is invalid; what() holds every kept error.
+// Thrown by the convenience loaders when a trace set or configuration is invalid; what() holds every kept
+// error.
 class TraceError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;

@@ -61,14 +61,15 @@ TraceSetBuilder p2pRing(uint32_t numRanks, uint64_t sizeBytes, uint32_t rounds) 
         std::optional<uint64_t> previousRecv;
         for (uint32_t round = 0; round < rounds; ++round) {
             trace.addSend(numbered("send", round), (r + 1) % numRanks, sizeBytes, round, after(previousRecv));
-            previousRecv = trace.addRecv(numbered("recv", round), (r + numRanks - 1) % numRanks, sizeBytes, round,
-                                         after(previousRecv));
+            previousRecv = trace.addRecv(numbered("recv", round), (r + numRanks - 1) % numRanks, sizeBytes,
+                                         round, after(previousRecv));
         }
     }
     return set;
 }
 
-TraceSetBuilder pipeline(uint32_t stages, uint32_t microbatches, uint64_t activationBytes, uint64_t computeMicros) {
+TraceSetBuilder pipeline(uint32_t stages, uint32_t microbatches, uint64_t activationBytes,
+                         uint64_t computeMicros) {
     require(stages >= 2, "pipeline", "stages", "at least 2");
     require(microbatches >= 1, "pipeline", "microbatches", "at least 1");
     require(activationBytes >= 1, "pipeline", "activationBytes", "at least 1");
@@ -76,7 +77,8 @@ TraceSetBuilder pipeline(uint32_t stages, uint32_t microbatches, uint64_t activa
     const Rank last = stages - 1;
     for (Rank s = 0; s < stages; ++s) {
         RankTraceBuilder& trace = set.rank(s);
-        // Chaining the computes keeps one stage's work sequential and puts every forward before every backward.
+        // Chaining the computes keeps one stage's work sequential and puts every forward before every
+        // backward.
         std::optional<uint64_t> previousCompute;
         auto step = [&](bool backward, uint32_t m) {
             const std::string direction = backward ? "bwd" : "fwd";
@@ -120,8 +122,9 @@ TraceSetBuilder dataParallelStep(uint32_t numRanks, uint32_t layers, uint64_t gr
         std::vector<uint64_t> allReduces;
         for (uint32_t layer = layers; layer-- > 0;) {
             previous = trace.addCompute(numbered("bwd_layer", layer), backwardMicros, after(previous));
-            allReduces.push_back(trace.addCollective(numbered("allreduce_layer", layer), CollectiveType::AllReduce,
-                                                     gradientBytesPerLayer, {*previous}));
+            allReduces.push_back(trace.addCollective(numbered("allreduce_layer", layer),
+                                                     CollectiveType::AllReduce, gradientBytesPerLayer,
+                                                     {*previous}));
         }
         trace.addCompute("optimizer", forwardMicros, allReduces);
     }

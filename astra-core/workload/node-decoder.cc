@@ -13,9 +13,9 @@ using ChakraProtoMsg::AttributeProto;
 
 namespace {
 
-constexpr const char* kAttrNames[] = {"is_cpu_op", "comm_type", "comm_size", "comm_src", "comm_dst", "comm_tag",
-                                      "comm_priority", "pg_name", "comm_group", "involved_dim", "tensor_size",
-                                      "num_ops"};
+constexpr const char* kAttrNames[] = {"is_cpu_op",  "comm_type",    "comm_size",     "comm_src",
+                                      "comm_dst",   "comm_tag",     "comm_priority", "pg_name",
+                                      "comm_group", "involved_dim", "tensor_size",   "num_ops"};
 
 std::string valueCaseName(const AttributeProto& a) {
     if (a.value_case() == AttributeProto::VALUE_NOT_SET) {
@@ -30,17 +30,38 @@ enum class IntKind { Signed, Unsigned, NotIntegral };
 // Any integral oneof case, widened: real producers write the same attribute as int32, int64, uint64, ...
 IntKind integralValue(const AttributeProto& a, int64_t& s, uint64_t& u) {
     switch (a.value_case()) {
-        case AttributeProto::kInt32Val: s = a.int32_val(); return IntKind::Signed;
-        case AttributeProto::kInt64Val: s = a.int64_val(); return IntKind::Signed;
-        case AttributeProto::kSint32Val: s = a.sint32_val(); return IntKind::Signed;
-        case AttributeProto::kSint64Val: s = a.sint64_val(); return IntKind::Signed;
-        case AttributeProto::kSfixed32Val: s = a.sfixed32_val(); return IntKind::Signed;
-        case AttributeProto::kSfixed64Val: s = a.sfixed64_val(); return IntKind::Signed;
-        case AttributeProto::kUint32Val: u = a.uint32_val(); return IntKind::Unsigned;
-        case AttributeProto::kUint64Val: u = a.uint64_val(); return IntKind::Unsigned;
-        case AttributeProto::kFixed32Val: u = a.fixed32_val(); return IntKind::Unsigned;
-        case AttributeProto::kFixed64Val: u = a.fixed64_val(); return IntKind::Unsigned;
-        default: return IntKind::NotIntegral;
+        case AttributeProto::kInt32Val:
+            s = a.int32_val();
+            return IntKind::Signed;
+        case AttributeProto::kInt64Val:
+            s = a.int64_val();
+            return IntKind::Signed;
+        case AttributeProto::kSint32Val:
+            s = a.sint32_val();
+            return IntKind::Signed;
+        case AttributeProto::kSint64Val:
+            s = a.sint64_val();
+            return IntKind::Signed;
+        case AttributeProto::kSfixed32Val:
+            s = a.sfixed32_val();
+            return IntKind::Signed;
+        case AttributeProto::kSfixed64Val:
+            s = a.sfixed64_val();
+            return IntKind::Signed;
+        case AttributeProto::kUint32Val:
+            u = a.uint32_val();
+            return IntKind::Unsigned;
+        case AttributeProto::kUint64Val:
+            u = a.uint64_val();
+            return IntKind::Unsigned;
+        case AttributeProto::kFixed32Val:
+            u = a.fixed32_val();
+            return IntKind::Unsigned;
+        case AttributeProto::kFixed64Val:
+            u = a.fixed64_val();
+            return IntKind::Unsigned;
+        default:
+            return IntKind::NotIntegral;
     }
 }
 
@@ -54,10 +75,13 @@ bool parseDecimal(const std::string& text, uint64_t max, uint64_t& value) {
 
 }  // namespace
 
-NodeDecoder::NodeDecoder(RankTrace& trace, uint32_t numRanks, const TraceReadOptions& options, Diagnostics& diag)
+NodeDecoder::NodeDecoder(RankTrace& trace, uint32_t numRanks, const TraceReadOptions& options,
+                         Diagnostics& diag)
     : m_trace(trace), m_numRanks(numRanks), m_options(options), m_diag(diag) {}
 
-std::string NodeDecoder::where(Attr attr) const { return atAttribute(m_trace.path, m_nodeId, kAttrNames[attr]); }
+std::string NodeDecoder::where(Attr attr) const {
+    return atAttribute(m_trace.path, m_nodeId, kAttrNames[attr]);
+}
 
 bool NodeDecoder::readUnsigned(Attr attr, uint64_t max, uint64_t& value) {
     const AttributeProto* a = m_attrs[attr];
@@ -75,7 +99,8 @@ bool NodeDecoder::readUnsigned(Attr attr, uint64_t max, uint64_t& value) {
             }
             u = static_cast<uint64_t>(s);
             break;
-        case IntKind::Unsigned: break;
+        case IntKind::Unsigned:
+            break;
         case IntKind::NotIntegral:
             m_diag.error(where(attr) + ": expected an integer, found " + valueCaseName(*a));
             return false;
@@ -115,16 +140,19 @@ bool NodeDecoder::readFlag(Attr attr, bool& value) {
                 value = s == 1;
                 return true;
             }
-            m_diag.error(where(attr) + ": value " + std::to_string(s) + "; expected bool_val or an integer 0/1");
+            m_diag.error(where(attr) + ": value " + std::to_string(s) +
+                         "; expected bool_val or an integer 0/1");
             return false;
         case IntKind::Unsigned:
             if (u <= 1) {
                 value = u == 1;
                 return true;
             }
-            m_diag.error(where(attr) + ": value " + std::to_string(u) + "; expected bool_val or an integer 0/1");
+            m_diag.error(where(attr) + ": value " + std::to_string(u) +
+                         "; expected bool_val or an integer 0/1");
             return false;
-        case IntKind::NotIntegral: break;
+        case IntKind::NotIntegral:
+            break;
     }
     m_diag.error(where(attr) + ": expected bool_val or an integer 0/1, found " + valueCaseName(*a));
     return false;
@@ -139,9 +167,11 @@ bool NodeDecoder::readGroup(GroupId& group) {
             return false;
         }
         uint64_t id = 0;
-        if (!a->string_val().empty() && !parseDecimal(a->string_val(), std::numeric_limits<GroupId>::max(), id)) {
-            m_diag.error(where(kPgName) + ": '" + a->string_val() +
-                         "' is not a decimal communicator id (expected e.g. \"0\" for the world group or \"1\")");
+        if (!a->string_val().empty() &&
+            !parseDecimal(a->string_val(), std::numeric_limits<GroupId>::max(), id)) {
+            m_diag.error(
+                where(kPgName) + ": '" + a->string_val() +
+                "' is not a decimal communicator id (expected e.g. \"0\" for the world group or \"1\")");
             return false;
         }
         group = static_cast<GroupId>(id);
@@ -217,8 +247,10 @@ bool NodeDecoder::decodeProcessGroups(const ChakraProtoMsg::Node& record) {
         return true;
     }
     const std::string where = atNode(m_trace.path, m_nodeId) + ": process-group payload (inputs.values)";
-    // The PyTorch converter stores the JSON list as a Python repr of a one-element list of strings: ['<json>'].
-    if (payload.size() < 4 || payload.compare(0, 2, "['") != 0 || payload.compare(payload.size() - 2, 2, "']") != 0) {
+    // The PyTorch converter stores the JSON list as a Python repr of a one-element list of strings:
+    // ['<json>'].
+    if (payload.size() < 4 || payload.compare(0, 2, "['") != 0 ||
+        payload.compare(payload.size() - 2, 2, "']") != 0) {
         m_diag.error(where + ": expected the form ['[{\"pg_name\": ..., \"ranks\": [...]}, ...]']");
         return false;
     }
@@ -239,7 +271,8 @@ bool NodeDecoder::decodeProcessGroups(const ChakraProtoMsg::Node& record) {
         }
         uint64_t id = 0;
         if (!parseDecimal(entry["pg_name"].get<std::string>(), std::numeric_limits<GroupId>::max(), id)) {
-            m_diag.error(item + ": pg_name '" + entry["pg_name"].get<std::string>() + "' is not a decimal id");
+            m_diag.error(item + ": pg_name '" + entry["pg_name"].get<std::string>() +
+                         "' is not a decimal id");
             ok = false;
             continue;
         }
@@ -296,8 +329,8 @@ bool NodeDecoder::decode(const ChakraProtoMsg::Node& record) {
         node.flags |= TraceNode::kCpuOp;
     }
 
-    const bool isComm = node.type == NodeType::Send || node.type == NodeType::Recv ||
-                        node.type == NodeType::Collective;
+    const bool isComm =
+        node.type == NodeType::Send || node.type == NodeType::Recv || node.type == NodeType::Collective;
     if (isComm && cpuOp) {
         if (m_options.strict) {
             m_diag.error(atNode(m_trace.path, m_nodeId) + ": " + std::string(toString(node.type)) +
@@ -325,7 +358,8 @@ bool NodeDecoder::decode(const ChakraProtoMsg::Node& record) {
         switch (node.type) {
             case NodeType::MemLoad:
             case NodeType::MemStore:
-                ok &= requireUnsigned(kTensorSize, std::numeric_limits<uint64_t>::max(), node.tensorSizeBytes);
+                ok &=
+                    requireUnsigned(kTensorSize, std::numeric_limits<uint64_t>::max(), node.tensorSizeBytes);
                 break;
             case NodeType::Collective:
                 if (requireUnsigned(kCommType, kNumCollectiveTypes - 1, value)) {
@@ -351,7 +385,8 @@ bool NodeDecoder::decode(const ChakraProtoMsg::Node& record) {
                 ok &= readGroup(node.group);
                 ok &= readInvolvedDims(node.involvedDims);
                 if (m_attrs[kCommGroup] && !m_attrs[kPgName] && !m_options.commGroupAlias) {
-                    m_diag.warning(where(kCommGroup) + ": legacy communicator attribute ignored (world group used); "
+                    m_diag.warning(where(kCommGroup) +
+                                   ": legacy communicator attribute ignored (world group used); "
                                    "enable the comm_group alias to honour it");
                 }
                 break;
@@ -367,9 +402,12 @@ bool NodeDecoder::decode(const ChakraProtoMsg::Node& record) {
                 ok &= requireUnsigned(kCommSize, std::numeric_limits<uint64_t>::max(), node.commSizeBytes);
                 ok &= requireUnsigned(kCommTag, std::numeric_limits<uint64_t>::max(), node.tag);
                 break;
-            case NodeType::Metadata: ok &= decodeProcessGroups(record); break;
+            case NodeType::Metadata:
+                ok &= decodeProcessGroups(record);
+                break;
             case NodeType::Invalid:
-            case NodeType::Compute: break;
+            case NodeType::Compute:
+                break;
         }
     }
 

@@ -1,5 +1,6 @@
-// Turns one parsed Chakra Node record into a TraceNode, checking every attribute the simulator reads: presence per node
-// type, value type (any integral encoding is accepted, with range checks) and meaning (ranks, communicator ids).
+// Turns one parsed Chakra Node record into a TraceNode, checking every attribute the simulator reads:
+// presence per node type, value type (any integral encoding is accepted, with range checks) and meaning
+// (ranks, communicator ids).
 #ifndef MLNET_WORKLOAD_NODE_DECODER_H
 #define MLNET_WORKLOAD_NODE_DECODER_H
 
@@ -29,8 +30,21 @@ public:
     uint64_t firstCpuSideCommNode() const { return m_firstCpuSideCommNode; }
 
 private:
-    enum Attr { kIsCpuOp, kCommType, kCommSize, kCommSrc, kCommDst, kCommTag, kCommPriority, kPgName, kCommGroup,
-                kInvolvedDim, kTensorSize, kNumOps, kNumAttrs };
+    enum Attr {
+        kIsCpuOp,
+        kCommType,
+        kCommSize,
+        kCommSrc,
+        kCommDst,
+        kCommTag,
+        kCommPriority,
+        kPgName,
+        kCommGroup,
+        kInvolvedDim,
+        kTensorSize,
+        kNumOps,
+        kNumAttrs
+    };
 
     bool readUnsigned(Attr attr, uint64_t max, uint64_t& value);
     bool requireUnsigned(Attr attr, uint64_t max, uint64_t& value);

@@ -36,22 +36,25 @@ void readMetadata(RecordStream& stream, RankTrace& trace, Diagnostics& diag, boo
         return;
     }
     ChakraProtoMsg::GlobalMetadata metadata;
-    std::string why = explainWireError(record.data, record.sizeBytes, ChakraProtoMsg::GlobalMetadata::descriptor());
+    std::string why =
+        explainWireError(record.data, record.sizeBytes, ChakraProtoMsg::GlobalMetadata::descriptor());
     if (!why.empty() || !metadata.ParseFromArray(record.data, static_cast<int>(record.sizeBytes))) {
-        diag.error(atOffset(trace.path, record.offset) + ": undecodable GlobalMetadata record: " +
-                   (why.empty() ? "rejected by protobuf" : why) +
+        diag.error(atOffset(trace.path, record.offset) +
+                   ": undecodable GlobalMetadata record: " + (why.empty() ? "rejected by protobuf" : why) +
                    " (a pre-2023 Chakra schema file also fails here)");
         ok = false;
         return;
     }
     trace.version = metadata.version();
     if (!versionLooksLikeText(trace.version)) {
-        diag.error(atOffset(trace.path, record.offset) +
-                   ": GlobalMetadata.version holds binary data; this looks like a pre-2023 Chakra schema file, "
-                   "which the current schema would misread");
+        diag.error(
+            atOffset(trace.path, record.offset) +
+            ": GlobalMetadata.version holds binary data; this looks like a pre-2023 Chakra schema file, "
+            "which the current schema would misread");
         ok = false;
     } else if (!trace.version.empty() && trace.version != "0.0.4" && trace.version != "1.0.0") {
-        diag.warning(atOffset(trace.path, record.offset) + ": unknown GlobalMetadata.version '" + trace.version +
+        diag.warning(atOffset(trace.path, record.offset) + ": unknown GlobalMetadata.version '" +
+                     trace.version +
                      "' (known: \"\", \"0.0.4\", \"1.0.0\"); reading it with the 1.0.0 schema");
     }
 }
@@ -124,7 +127,8 @@ void buildGraph(RankTrace& trace, const RawDeps& raw, const TraceReadOptions& op
     bool ok = true;
     for (std::size_t i = 1; i < n; ++i) {
         if (trace.idIndex[i].first == trace.idIndex[i - 1].first) {
-            diag.error(atNode(trace.path, trace.idIndex[i].first) + ": duplicate node id (records at byte offsets " +
+            diag.error(atNode(trace.path, trace.idIndex[i].first) +
+                       ": duplicate node id (records at byte offsets " +
                        std::to_string(raw.offsets[trace.idIndex[i - 1].second]) + " and " +
                        std::to_string(raw.offsets[trace.idIndex[i].second]) + ")");
             ok = false;
@@ -159,13 +163,13 @@ void buildGraph(RankTrace& trace, const RawDeps& raw, const TraceReadOptions& op
     }
     normaliseCsr(begin, parents);
     if (auto cycle = findDependencyCycle(begin, parents); !cycle.empty()) {
-        diag.error(atNode(trace.path, trace.nodes[cycle[0]].id) + ": data_deps form a cycle: " +
-                   describeCycle(trace, cycle));
+        diag.error(atNode(trace.path, trace.nodes[cycle[0]].id) +
+                   ": data_deps form a cycle: " + describeCycle(trace, cycle));
         return;
     }
 
-    // ctrl_deps: PyTorch-derived traces use them for the caller operator, so they may dangle, point at the node
-    // itself or close cycles. Enforce them only when they are a consistent order.
+    // ctrl_deps: PyTorch-derived traces use them for the caller operator, so they may dangle, point at the
+    // node itself or close cycles. Enforce them only when they are a consistent order.
     std::vector<uint32_t> fullBegin(n + 1, 0);
     std::vector<NodeIndex> fullParents;
     fullParents.reserve(parents.size() + raw.ctrl.size());
@@ -201,8 +205,8 @@ void buildGraph(RankTrace& trace, const RawDeps& raw, const TraceReadOptions& op
                std::to_string(trace.danglingCtrlDeps) + " dangling ctrl_deps in this file)");
     }
     if (selfCtrl > 0) {
-        report(atNode(trace.path, firstSelf) + ": ctrl_deps lists the node itself (" + std::to_string(selfCtrl) +
-               " such nodes in this file)");
+        report(atNode(trace.path, firstSelf) + ": ctrl_deps lists the node itself (" +
+               std::to_string(selfCtrl) + " such nodes in this file)");
     }
     normaliseCsr(fullBegin, fullParents);
     if (auto cycle = findDependencyCycle(fullBegin, fullParents); !cycle.empty()) {
@@ -225,7 +229,8 @@ void buildGraph(RankTrace& trace, const RawDeps& raw, const TraceReadOptions& op
 
 }  // namespace
 
-std::vector<NodeIndex> findDependencyCycle(const std::vector<uint32_t>& begin, const std::vector<NodeIndex>& parents) {
+std::vector<NodeIndex> findDependencyCycle(const std::vector<uint32_t>& begin,
+                                           const std::vector<NodeIndex>& parents) {
     const std::size_t n = begin.size() - 1;
     std::vector<NodeIndex> children;
     std::vector<uint32_t> childBegin = childrenCsr(begin, parents, children);
@@ -251,7 +256,8 @@ std::vector<NodeIndex> findDependencyCycle(const std::vector<uint32_t>& begin, c
     if (done == n) {
         return {};
     }
-    // Every node left has a parent that is also left, so walking parents must revisit a node: that closes a cycle.
+    // Every node left has a parent that is also left, so walking parents must revisit a node: that closes a
+    // cycle.
     NodeIndex v = 0;
     while (pending[v] == 0) {
         ++v;
@@ -269,12 +275,13 @@ std::vector<NodeIndex> findDependencyCycle(const std::vector<uint32_t>& begin, c
         }
     }
     std::vector<NodeIndex> cycle(walk.begin() + seenAt[v], walk.end());
-    std::reverse(cycle.begin(), cycle.end());  // parent walk runs against the edges; report in execution order
+    std::reverse(cycle.begin(),
+                 cycle.end());  // parent walk runs against the edges; report in execution order
     return cycle;
 }
 
-RankTrace readRankTraceFromBuffer(std::vector<uint8_t> bytes, const std::string& label, Rank rank, uint32_t numRanks,
-                                  const TraceReadOptions& options, Diagnostics& diag) {
+RankTrace readRankTraceFromBuffer(std::vector<uint8_t> bytes, const std::string& label, Rank rank,
+                                  uint32_t numRanks, const TraceReadOptions& options, Diagnostics& diag) {
     RankTrace trace;
     trace.path = label;
     trace.rank = rank;
@@ -298,20 +305,22 @@ RankTrace readRankTraceFromBuffer(std::vector<uint8_t> bytes, const std::string&
     Record bytesOfRecord;
     RecordStream::Status status;
     while ((status = stream.next(bytesOfRecord, diag)) == RecordStream::Status::Record) {
-        // protobuf keeps a known field sent with the wrong wire type as an unknown field instead of failing, so
-        // the record is checked against the schema first; the walk costs a fraction of the parse.
+        // protobuf keeps a known field sent with the wrong wire type as an unknown field instead of failing,
+        // so the record is checked against the schema first; the walk costs a fraction of the parse.
         std::string why =
             explainWireError(bytesOfRecord.data, bytesOfRecord.sizeBytes, ChakraProtoMsg::Node::descriptor());
-        if (!why.empty() || !record.ParseFromArray(bytesOfRecord.data, static_cast<int>(bytesOfRecord.sizeBytes))) {
-            diag.error(atOffset(label, bytesOfRecord.offset) + ": undecodable node record: " +
-                       (why.empty() ? "rejected by protobuf" : why));
+        if (!why.empty() ||
+            !record.ParseFromArray(bytesOfRecord.data, static_cast<int>(bytesOfRecord.sizeBytes))) {
+            diag.error(atOffset(label, bytesOfRecord.offset) +
+                       ": undecodable node record: " + (why.empty() ? "rejected by protobuf" : why));
             ok = false;
             continue;
         }
         if (hasUnknownField(record, 11)) {
-            diag.error(atOffset(label, bytesOfRecord.offset) + ": node " + std::to_string(record.id()) +
-                       " has field 11, which only the pre-2023 Chakra schema uses; such files are misread by the "
-                       "current schema (convert them with a current Chakra converter)");
+            diag.error(
+                atOffset(label, bytesOfRecord.offset) + ": node " + std::to_string(record.id()) +
+                " has field 11, which only the pre-2023 Chakra schema uses; such files are misread by the "
+                "current schema (convert them with a current Chakra converter)");
             ok = false;
             continue;
         }
@@ -326,10 +335,11 @@ RankTrace readRankTraceFromBuffer(std::vector<uint8_t> bytes, const std::string&
         raw.ctrlBegin.push_back(static_cast<uint32_t>(raw.ctrl.size()));
     }
     if (decoder.cpuSideCommNodes() > 0) {
-        diag.warning(atNode(label, decoder.firstCpuSideCommNode()) +
-                     ": communication node with is_cpu_op true (" + std::to_string(decoder.cpuSideCommNodes()) +
-                     " such CPU-side records in this file, e.g. PyTorch's c10d::* operators); replayed as CPU "
-                     "operations of their duration");
+        diag.warning(
+            atNode(label, decoder.firstCpuSideCommNode()) + ": communication node with is_cpu_op true (" +
+            std::to_string(decoder.cpuSideCommNodes()) +
+            " such CPU-side records in this file, e.g. PyTorch's c10d::* operators); replayed as CPU "
+            "operations of their duration");
     }
     if (status == RecordStream::Status::Error || !ok) {
         return trace;  // graph checks on a partial node set would only repeat the errors above
@@ -338,8 +348,8 @@ RankTrace readRankTraceFromBuffer(std::vector<uint8_t> bytes, const std::string&
     return trace;
 }
 
-RankTrace readRankTrace(const std::string& path, Rank rank, uint32_t numRanks, const TraceReadOptions& options,
-                        Diagnostics& diag) {
+RankTrace readRankTrace(const std::string& path, Rank rank, uint32_t numRanks,
+                        const TraceReadOptions& options, Diagnostics& diag) {
     std::vector<uint8_t> bytes;
     if (!loadFileBytes(path, bytes, diag)) {
         RankTrace trace;

@@ -10,9 +10,12 @@ namespace mlnet {
 
 namespace {
 
-bool isGzip(const std::vector<uint8_t>& bytes) { return bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b; }
+bool isGzip(const std::vector<uint8_t>& bytes) {
+    return bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
+}
 
-// Inflates a complete gzip stream (concatenated members included). Returns an empty string on success, else why not.
+// Inflates a complete gzip stream (concatenated members included). Returns an empty string on success, else
+// why not.
 std::string gunzip(const std::vector<uint8_t>& in, uint64_t maxOutBytes, std::vector<uint8_t>& out) {
     z_stream zs{};
     if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
@@ -94,7 +97,8 @@ bool RecordStream::openBuffer(std::vector<uint8_t> bytes, const std::string& lab
     m_gzip = isGzip(bytes);
     if (m_gzip) {
         if (!options.allowGzip) {
-            diag.error(atOffset(label, 0) + ": gzip-compressed trace (magic 1f 8b) but gzip input is disabled");
+            diag.error(atOffset(label, 0) +
+                       ": gzip-compressed trace (magic 1f 8b) but gzip input is disabled");
             return false;
         }
         std::string failure = gunzip(bytes, options.maxDecompressedBytes, m_bytes);
@@ -148,8 +152,8 @@ RecordStream::Status RecordStream::next(Record& record, Diagnostics& diag) {
         return Status::Error;
     }
     if (length > size - pos) {
-        diag.error(atOffset(m_label, start) + ": truncated record: length " + std::to_string(length) + " but only " +
-                   std::to_string(size - pos) + " bytes remain in the file");
+        diag.error(atOffset(m_label, start) + ": truncated record: length " + std::to_string(length) +
+                   " but only " + std::to_string(size - pos) + " bytes remain in the file");
         return Status::Error;
     }
     record.data = m_bytes.data() + pos;

@@ -1,6 +1,6 @@
-// Splits a Chakra ET file into its varint-length-prefixed records. The whole file is loaded (and gunzipped when it
-// starts with the gzip magic) into memory once; records are then views into that buffer, so reading costs no
-// per-record allocation.
+// Splits a Chakra ET file into its varint-length-prefixed records. The whole file is loaded (and gunzipped
+// when it starts with the gzip magic) into memory once; records are then views into that buffer, so reading
+// costs no per-record allocation.
 #ifndef MLNET_WORKLOAD_RECORD_STREAM_H
 #define MLNET_WORKLOAD_RECORD_STREAM_H
 
@@ -29,8 +29,10 @@ public:
         uint64_t maxDecompressedBytes = 64ull << 30;
     };
 
-    // Takes the file's bytes; `label` names the source in messages. Returns false (reported) if they are unusable.
-    bool openBuffer(std::vector<uint8_t> bytes, const std::string& label, const Options& options, Diagnostics& diag);
+    // Takes the file's bytes; `label` names the source in messages. Returns false (reported) if they are
+    // unusable.
+    bool openBuffer(std::vector<uint8_t> bytes, const std::string& label, const Options& options,
+                    Diagnostics& diag);
 
     enum class Status { Record, End, Error };
     // Next record, End at a clean end of input, or Error (reported, naming the byte offset) on bad framing.

@@ -8,11 +8,12 @@
 namespace mlnet {
 
 struct TraceReadOptions {
-    // ASTRA-sim parity: dangling or inconsistent ctrl_deps, CPU-side communication nodes and collectives ASTRA-sim
-    // cannot simulate are errors instead of warnings.
+    // ASTRA-sim parity: dangling or inconsistent ctrl_deps, CPU-side communication nodes and collectives
+    // ASTRA-sim cannot simulate are errors instead of warnings.
     bool strict = false;
     bool allowGzip = true;
-    // Unknown NodeType values become INVALID nodes (complete at once, still release children) instead of errors.
+    // Unknown NodeType values become INVALID nodes (complete at once, still release children) instead of
+    // errors.
     bool skipUnknownNodeTypes = false;
     // Accept STG's legacy integer attribute comm_group as the communicator id when pg_name is absent.
     bool commGroupAlias = false;

@@ -42,13 +42,14 @@ void checkCollectives(const TraceSet& set, Diagnostics& diag) {
             if (!members) {
                 diag.error(atAttribute(trace.path, node.id, "pg_name") + ": communicator group " +
                            std::to_string(node.group) +
-                           " not found (define it in the comm-group configuration or a process-group METADATA node)");
+                           " not found (define it in the comm-group configuration or a process-group "
+                           "METADATA node)");
                 continue;
             }
             if (!std::binary_search(members->begin(), members->end(), trace.rank)) {
-                diag.error(atAttribute(trace.path, node.id, "pg_name") + ": rank " + std::to_string(trace.rank) +
-                           " issues a collective on communicator " + std::to_string(node.group) +
-                           ", which it is not a member of");
+                diag.error(atAttribute(trace.path, node.id, "pg_name") + ": rank " +
+                           std::to_string(trace.rank) + " issues a collective on communicator " +
+                           std::to_string(node.group) + ", which it is not a member of");
                 continue;
             }
             calls[node.group][trace.rank].push_back({node.collective, node.commSizeBytes, node.id});
@@ -65,22 +66,24 @@ void checkCollectives(const TraceSet& set, Diagnostics& diag) {
         const auto& reference = sequenceOf(first);
         for (Rank r : members) {
             const auto& seq = sequenceOf(r);
-            const std::string head = "communicator " + std::to_string(group) + ": rank " + std::to_string(r) + " (" +
-                                     set.ranks[r].path + ")";
+            const std::string head = "communicator " + std::to_string(group) + ": rank " + std::to_string(r) +
+                                     " (" + set.ranks[r].path + ")";
             std::size_t common = std::min(seq.size(), reference.size());
             std::size_t k = 0;
-            while (k < common && seq[k].type == reference[k].type && seq[k].sizeBytes == reference[k].sizeBytes) {
+            while (k < common && seq[k].type == reference[k].type &&
+                   seq[k].sizeBytes == reference[k].sizeBytes) {
                 ++k;
             }
             if (k < common) {
-                diag.error(head + ": collective #" + std::to_string(k + 1) + " is " + describe(seq[k]) + ", but rank " +
-                           std::to_string(first) + "'s is " + describe(reference[k]) +
+                diag.error(head + ": collective #" + std::to_string(k + 1) + " is " + describe(seq[k]) +
+                           ", but rank " + std::to_string(first) + "'s is " + describe(reference[k]) +
                            "; every member must issue the same collectives in the same order");
             } else if (seq.size() != reference.size()) {
-                diag.error(head + ": issues " + std::to_string(seq.size()) + " collectives, but rank " +
-                           std::to_string(first) + " issues " + std::to_string(reference.size()) + " (first extra: " +
-                           describe(seq.size() > reference.size() ? seq[k] : reference[k]) + " on rank " +
-                           std::to_string(seq.size() > reference.size() ? r : first) + ")");
+                diag.error(
+                    head + ": issues " + std::to_string(seq.size()) + " collectives, but rank " +
+                    std::to_string(first) + " issues " + std::to_string(reference.size()) +
+                    " (first extra: " + describe(seq.size() > reference.size() ? seq[k] : reference[k]) +
+                    " on rank " + std::to_string(seq.size() > reference.size() ? r : first) + ")");
             }
         }
     }
@@ -92,7 +95,8 @@ struct P2pEnd {
     Rank rank;  // the issuing rank
     uint64_t nodeId;
     bool operator<(const P2pEnd& o) const {
-        return std::tie(src, dst, tag, sizeBytes, rank, nodeId) < std::tie(o.src, o.dst, o.tag, o.sizeBytes, o.rank, o.nodeId);
+        return std::tie(src, dst, tag, sizeBytes, rank, nodeId) <
+               std::tie(o.src, o.dst, o.tag, o.sizeBytes, o.rank, o.nodeId);
     }
 };
 
@@ -119,15 +123,16 @@ void checkPointToPoint(const TraceSet& set, Diagnostics& diag) {
         return std::tie(a.src, a.dst, a.tag) < std::tie(b.src, b.dst, b.tag);
     };
     auto endText = [&](const P2pEnd& e, bool isSend) {
-        return set.ranks[e.rank].path + ": node " + std::to_string(e.nodeId) + ": " + (isSend ? "SEND" : "RECV") +
-               " " + std::to_string(e.src) + "->" + std::to_string(e.dst) + " tag " + std::to_string(e.tag) + " of " +
-               std::to_string(e.sizeBytes) + " B";
+        return set.ranks[e.rank].path + ": node " + std::to_string(e.nodeId) + ": " +
+               (isSend ? "SEND" : "RECV") + " " + std::to_string(e.src) + "->" + std::to_string(e.dst) +
+               " tag " + std::to_string(e.tag) + " of " + std::to_string(e.sizeBytes) + " B";
     };
     // Walk both sorted lists one (src, dst, tag) channel at a time.
     std::size_t s = 0, r = 0;
     while (s < sends.size() || r < recvs.size()) {
         const P2pEnd& key = (r == recvs.size() || (s < sends.size() && !channelLess(recvs[r], sends[s])))
-                                ? sends[s] : recvs[r];
+                                ? sends[s]
+                                : recvs[r];
         std::size_t s1 = s, r1 = r;
         while (s1 < sends.size() && sameChannel(sends[s1], key)) {
             ++s1;
@@ -149,8 +154,8 @@ void checkPointToPoint(const TraceSet& set, Diagnostics& diag) {
             }
         }
         if (!lonelySends.empty() && !lonelyRecvs.empty()) {
-            diag.error(endText(*lonelySends.front(), true) + " does not match " + endText(*lonelyRecvs.front(), false) +
-                       ": size mismatch on the same (src, dst, tag)");
+            diag.error(endText(*lonelySends.front(), true) + " does not match " +
+                       endText(*lonelyRecvs.front(), false) + ": size mismatch on the same (src, dst, tag)");
         } else if (!lonelySends.empty()) {
             diag.error(endText(*lonelySends.front(), true) + " has no matching RECV on rank " +
                        std::to_string(key.dst) + " (" + std::to_string(lonelySends.size()) +
@@ -183,7 +188,8 @@ std::vector<NodeIndex> issueOrder(const RankTrace& trace) {
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (std::size_t i = 0; i < n; ++i) {
         pending[i] = static_cast<uint32_t>(trace.parentCount(static_cast<NodeIndex>(i)));
-        for (const NodeIndex* p = trace.parentsBegin(static_cast<NodeIndex>(i)); p != trace.parentsEnd(static_cast<NodeIndex>(i)); ++p) {
+        for (const NodeIndex* p = trace.parentsBegin(static_cast<NodeIndex>(i));
+             p != trace.parentsEnd(static_cast<NodeIndex>(i)); ++p) {
             children[*p].push_back(static_cast<NodeIndex>(i));
         }
         if (pending[i] == 0) {
@@ -254,7 +260,8 @@ TraceSet loadTraceSet(const std::string& prefix, const TraceSetOptions& options,
     return set;
 }
 
-TraceSet loadTraceSetOrThrow(const std::string& prefix, const TraceSetOptions& options, Diagnostics* warnings) {
+TraceSet loadTraceSetOrThrow(const std::string& prefix, const TraceSetOptions& options,
+                             Diagnostics* warnings) {
     Diagnostics diag;
     TraceSet set = loadTraceSet(prefix, options, diag);
     if (diag.hasErrors()) {

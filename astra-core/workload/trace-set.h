@@ -1,5 +1,5 @@
-// A whole trace set: one RankTrace per rank plus the communicator groups, checked across ranks (every member of a
-// communicator issues the same collectives in the same order; every SEND has its RECV).
+// A whole trace set: one RankTrace per rank plus the communicator groups, checked across ranks (every member
+// of a communicator issues the same collectives in the same order; every SEND has its RECV).
 #ifndef MLNET_WORKLOAD_TRACE_SET_H
 #define MLNET_WORKLOAD_TRACE_SET_H
 
@@ -27,15 +27,16 @@ std::string rankTracePath(const std::string& prefix, Rank rank);
 // Loads and checks every rank. Problems are reported to `diag`; the set is usable only if !diag.hasErrors().
 TraceSet loadTraceSet(const std::string& prefix, const TraceSetOptions& options, Diagnostics& diag);
 
-// As loadTraceSet, but throws TraceError listing the errors; warnings are returned through `warnings` if given.
+// As loadTraceSet, but throws TraceError listing the errors; warnings are returned through `warnings` if
+// given.
 TraceSet loadTraceSetOrThrow(const std::string& prefix, const TraceSetOptions& options,
                              Diagnostics* warnings = nullptr);
 
 // Checks across ranks; loadTraceSet calls it. Exposed for sets assembled in memory.
 void checkAcrossRanks(const TraceSet& set, Diagnostics& diag);
 
-// The order in which ASTRA-sim's issue rule would meet this rank's nodes when nothing blocks: dependency order, ties
-// broken by ascending node id. Collectives are matched across ranks in this order.
+// The order in which ASTRA-sim's issue rule would meet this rank's nodes when nothing blocks: dependency
+// order, ties broken by ascending node id. Collectives are matched across ranks in this order.
 std::vector<NodeIndex> issueOrder(const RankTrace& trace);
 
 }  // namespace mlnet

@@ -46,15 +46,16 @@ std::string formatText(const TraceSummary& s, const Diagnostics& diag) {
         }
     }
     if (s.cpuSideCommNodes) {
-        out << "  (" << s.cpuSideCommNodes << " CPU-side communication records, replayed as CPU operations)\n";
+        out << "  (" << s.cpuSideCommNodes
+            << " CPU-side communication records, replayed as CPU operations)\n";
     }
     out << "collectives (calls summed over ranks, bytes = sum of comm_size):\n";
     bool any = false;
     for (int c = 0; c < kNumCollectiveTypes; ++c) {
         if (s.collectives[c].count) {
             any = true;
-            out << "  " << toString(static_cast<CollectiveType>(c)) << ": " << s.collectives[c].count << " calls, "
-                << s.collectives[c].bytes << " bytes\n";
+            out << "  " << toString(static_cast<CollectiveType>(c)) << ": " << s.collectives[c].count
+                << " calls, " << s.collectives[c].bytes << " bytes\n";
         }
     }
     if (!any) {
@@ -69,9 +70,11 @@ std::string formatText(const TraceSummary& s, const Diagnostics& diag) {
         }
     } else if (!s.computeMicrosPerRank.empty()) {
         auto [lo, hi] = std::minmax_element(s.computeMicrosPerRank.begin(), s.computeMicrosPerRank.end());
-        uint64_t total = std::accumulate(s.computeMicrosPerRank.begin(), s.computeMicrosPerRank.end(), uint64_t{0});
+        uint64_t total =
+            std::accumulate(s.computeMicrosPerRank.begin(), s.computeMicrosPerRank.end(), uint64_t{0});
         out << "  min " << *lo << " us (rank " << lo - s.computeMicrosPerRank.begin() << "), max " << *hi
-            << " us (rank " << hi - s.computeMicrosPerRank.begin() << "), mean " << total / s.ranks << " us\n";
+            << " us (rank " << hi - s.computeMicrosPerRank.begin() << "), mean " << total / s.ranks
+            << " us\n";
     }
     out << "warnings: " << diag.warningCount() << "\n";
     return out.str();
@@ -92,15 +95,16 @@ std::string formatJson(const TraceSummary& s, const Diagnostics& diag, bool vali
     nlohmann::ordered_json colls = nlohmann::ordered_json::object();
     for (int c = 0; c < kNumCollectiveTypes; ++c) {
         if (s.collectives[c].count) {
-            colls[std::string(toString(static_cast<CollectiveType>(c)))] = {{"calls", s.collectives[c].count},
-                                                                              {"bytes", s.collectives[c].bytes}};
+            colls[std::string(toString(static_cast<CollectiveType>(c)))] = {
+                {"calls", s.collectives[c].count}, {"bytes", s.collectives[c].bytes}};
         }
     }
     j["collectives"] = colls;
     j["communicators"] = s.communicators;
     j["point_to_point"] = {{"messages", s.pointToPoint.count}, {"bytes", s.pointToPoint.bytes}};
     j["compute_micros_per_rank"] = s.computeMicrosPerRank;
-    nlohmann::ordered_json errors = nlohmann::ordered_json::array(), warnings = nlohmann::ordered_json::array();
+    nlohmann::ordered_json errors = nlohmann::ordered_json::array(),
+                           warnings = nlohmann::ordered_json::array();
     for (const Diagnostic& d : diag.kept()) {
         (d.severity == Severity::Error ? errors : warnings).push_back(d.text);
     }

@@ -21,9 +21,9 @@ struct TraceSummary {
     uint64_t nodes = 0;
     std::array<uint64_t, kNumNodeTypes> nodesByType{};
     std::array<Volume, kNumCollectiveTypes> collectives{};
-    Volume pointToPoint;          // SENDs
+    Volume pointToPoint;  // SENDs
     uint64_t cpuSideCommNodes = 0;
-    uint64_t communicators = 0;   // including the world group
+    uint64_t communicators = 0;                  // including the world group
     std::vector<uint64_t> computeMicrosPerRank;  // sum of COMP_NODE duration_micros, GPU and CPU
     uint64_t fileBytes = 0;
 };

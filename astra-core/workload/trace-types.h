@@ -1,5 +1,5 @@
-// Compact, typed in-memory form of one rank's Chakra execution trace. Everything the simulator needs from a record is
-// decoded once into TraceNode; strings other than node names are dropped unless asked for.
+// Compact, typed in-memory form of one rank's Chakra execution trace. Everything the simulator needs from a
+// record is decoded once into TraceNode; strings other than node names are dropped unless asked for.
 #ifndef MLNET_WORKLOAD_TRACE_TYPES_H
 #define MLNET_WORKLOAD_TRACE_TYPES_H
 
@@ -50,11 +50,11 @@ inline constexpr GroupId kWorldGroup = 0;
 
 struct TraceNode {
     enum Flags : uint8_t {
-        kCpuOp = 1 << 0,        // is_cpu_op: occupies the CPU slot of the rank
+        kCpuOp = 1 << 0,  // is_cpu_op: occupies the CPU slot of the rank
         kHasTensorSize = 1 << 1,
         kHasNumOps = 1 << 2,
-        // A communication node recorded on the CPU side (PyTorch's c10d::* operators): it carries no communication
-        // attributes, so it is replayed as a CPU operation of its duration.
+        // A communication node recorded on the CPU side (PyTorch's c10d::* operators): it carries no
+        // communication attributes, so it is replayed as a CPU operation of its duration.
         kCpuSideComm = 1 << 3,
     };
 
@@ -69,7 +69,7 @@ struct TraceNode {
     GroupId group = kWorldGroup;   // COLL: communicator
     uint32_t priority = 0;         // COLL: comm_priority
     uint32_t involvedDims = std::numeric_limits<uint32_t>::max();  // COLL: bit d = dimension d takes part
-    uint32_t nameOffset = 0;       // into RankTrace::names
+    uint32_t nameOffset = 0;                                       // into RankTrace::names
     uint32_t nameLength = 0;
     NodeType type = NodeType::Invalid;
     CollectiveType collective = CollectiveType::AllReduce;
@@ -91,7 +91,7 @@ struct DeclaredGroup {
 struct RankTrace {
     std::string path;
     Rank rank = 0;
-    std::string version;       // GlobalMetadata.version
+    std::string version;           // GlobalMetadata.version
     std::vector<TraceNode> nodes;  // file order
     // Enforced parents in CSR form: parents of nodes[i] are parents[parentBegin[i] .. parentBegin[i + 1]).
     std::vector<uint32_t> parentBegin;

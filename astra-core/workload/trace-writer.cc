@@ -2,9 +2,9 @@
 
 #define ZLIB_CONST
 #include <fcntl.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -31,7 +31,8 @@ AttributeProto* addAttr(Node& node, const char* name) {
     return attr;
 }
 
-// Chakra tools write sizes, ranks and tags as int64_val; a value that does not fit would be read back negative.
+// Chakra tools write sizes, ranks and tags as int64_val; a value that does not fit would be read back
+// negative.
 void addInt64Attr(Node& node, const char* name, uint64_t value, Rank rank) {
     if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
         throw std::invalid_argument(describe(rank, node) + ": " + name + " = " + std::to_string(value) +
@@ -89,7 +90,8 @@ std::string gzipCompress(const std::string& data) {
 }
 
 [[noreturn]] void throwIoError(const std::string& path, const std::string& action) {
-    throw std::runtime_error("cannot write trace file '" + path + "': " + action + ": " + std::strerror(errno));
+    throw std::runtime_error("cannot write trace file '" + path + "': " + action + ": " +
+                             std::strerror(errno));
 }
 
 void writeAtomically(const std::string& path, const std::string& bytes) {
@@ -156,8 +158,8 @@ Node RankTraceBuilder::makeNode(std::string name, NodeType type, std::vector<uin
     node.set_type(static_cast<ChakraProtoMsg::NodeType>(type));
     for (uint64_t dep : dataDeps) {
         if (dep >= m_nextId) {
-            throw std::invalid_argument(describe(m_rank, node) + ": data dependency on node " + std::to_string(dep) +
-                                        ", which has not been added yet");
+            throw std::invalid_argument(describe(m_rank, node) + ": data dependency on node " +
+                                        std::to_string(dep) + ", which has not been added yet");
         }
         node.add_data_deps(dep);
     }
@@ -172,7 +174,8 @@ uint64_t RankTraceBuilder::append(Node node) {
     return m_nextId++;
 }
 
-uint64_t RankTraceBuilder::addCompute(std::string name, uint64_t durationMicros, std::vector<uint64_t> dataDeps) {
+uint64_t RankTraceBuilder::addCompute(std::string name, uint64_t durationMicros,
+                                      std::vector<uint64_t> dataDeps) {
     Node node = makeNode(std::move(name), NodeType::Compute, std::move(dataDeps));
     node.set_duration_micros(durationMicros);
     return append(std::move(node));
@@ -222,7 +225,8 @@ uint64_t RankTraceBuilder::addMemory(NodeType loadOrStore, std::string name, uin
                                      std::vector<uint64_t> dataDeps) {
     if (loadOrStore != NodeType::MemLoad && loadOrStore != NodeType::MemStore) {
         throw std::invalid_argument("rank " + std::to_string(m_rank) + ": addMemory('" + name + "') needs " +
-                                    "MEM_LOAD_NODE or MEM_STORE_NODE, not " + std::string(toString(loadOrStore)));
+                                    "MEM_LOAD_NODE or MEM_STORE_NODE, not " +
+                                    std::string(toString(loadOrStore)));
     }
     Node node = makeNode(std::move(name), loadOrStore, std::move(dataDeps));
     addAttr(node, "tensor_size")->set_uint64_val(tensorSizeBytes);
@@ -242,8 +246,8 @@ uint64_t RankTraceBuilder::addProcessGroups(const std::vector<DeclaredGroup>& gr
         entry["backend_id"] = 0;
         entry["backend_config"] = "cuda:nccl";
         entry["ranks"] = group.ranks;
-        // A rank's builder does not know the world size, so an every-rank group carries no group_size; readers take
-        // membership from "ranks" alone.
+        // A rank's builder does not know the world size, so an every-rank group carries no group_size;
+        // readers take membership from "ranks" alone.
         if (!group.ranks.empty()) {
             entry["group_size"] = group.ranks.size();
         }
@@ -318,8 +322,8 @@ std::vector<std::string> TraceSetBuilder::write(const std::string& prefix, bool 
     const std::filesystem::path parent = std::filesystem::path(prefix).parent_path();
     std::error_code error;
     if (!parent.empty() && !std::filesystem::create_directories(parent, error) && error) {
-        throw std::runtime_error("cannot create directory '" + parent.string() + "' for trace set '" + prefix +
-                                 "': " + error.message());
+        throw std::runtime_error("cannot create directory '" + parent.string() + "' for trace set '" +
+                                 prefix + "': " + error.message());
     }
     std::vector<std::string> paths;
     for (const RankTraceBuilder& builder : m_ranks) {

@@ -1,6 +1,7 @@
 // Writes Chakra execution traces: one rank's records are built in memory, then written as
-// [varint32 len][GlobalMetadata]([varint32 len][Node])*, optionally gzip-compressed. The attribute encodings are the
-// ones current Chakra tools write, so the files are readable by ASTRA-sim and Chakra as well as by our reader.
+// [varint32 len][GlobalMetadata]([varint32 len][Node])*, optionally gzip-compressed. The attribute encodings
+// are the ones current Chakra tools write, so the files are readable by ASTRA-sim and Chakra as well as by
+// our reader.
 #ifndef MLNET_WORKLOAD_TRACE_WRITER_H
 #define MLNET_WORKLOAD_TRACE_WRITER_H
 
@@ -14,9 +15,10 @@
 
 namespace mlnet {
 
-// Builds one rank's trace. Node ids are per rank, dense, starting at 0, in call order; data dependencies must name
-// nodes added earlier, so a builder can only produce acyclic graphs unless a test edits the records directly.
-// Every add* throws std::invalid_argument, leaving the builder unchanged, when an argument cannot be encoded.
+// Builds one rank's trace. Node ids are per rank, dense, starting at 0, in call order; data dependencies must
+// name nodes added earlier, so a builder can only produce acyclic graphs unless a test edits the records
+// directly. Every add* throws std::invalid_argument, leaving the builder unchanged, when an argument cannot
+// be encoded.
 class RankTraceBuilder {
 public:
     explicit RankTraceBuilder(Rank rank, std::string version = "1.0.0");
@@ -27,8 +29,8 @@ public:
     // A COMP node without a duration, timed by a roofline model from its operation count and bytes touched.
     uint64_t addRooflineCompute(std::string name, uint64_t numOps, uint64_t tensorSizeBytes,
                                 std::vector<uint64_t> dataDeps = {});
-    // commSizeBytes is Chakra's comm_size: the full per-rank buffer, except for ALL_GATHER where it is the per-rank
-    // input shard.
+    // commSizeBytes is Chakra's comm_size: the full per-rank buffer, except for ALL_GATHER where it is the
+    // per-rank input shard.
     uint64_t addCollective(std::string name, CollectiveType type, uint64_t commSizeBytes,
                            std::vector<uint64_t> dataDeps = {}, GroupId group = kWorldGroup);
     uint64_t addSend(std::string name, Rank dst, uint64_t sizeBytes, uint64_t tag,
@@ -38,12 +40,12 @@ public:
     // loadOrStore is NodeType::MemLoad or NodeType::MemStore.
     uint64_t addMemory(NodeType loadOrStore, std::string name, uint64_t tensorSizeBytes,
                        std::vector<uint64_t> dataDeps = {});
-    // The PyTorch converter's "## process_group:init ##" METADATA node declaring communicators (ranks empty: every
-    // rank). Group ids must be unique; DeclaredGroup::nodeId is ignored.
+    // The PyTorch converter's "## process_group:init ##" METADATA node declaring communicators (ranks empty:
+    // every rank). Group ids must be unique; DeclaredGroup::nodeId is ignored.
     uint64_t addProcessGroups(const std::vector<DeclaredGroup>& groups);
 
-    // Direct access to the records, so tests can add what the add* functions never write (ctrl_deps, odd attribute
-    // encodings, dangling references). node() throws std::out_of_range for an unknown id.
+    // Direct access to the records, so tests can add what the add* functions never write (ctrl_deps, odd
+    // attribute encodings, dangling references). node() throws std::out_of_range for an unknown id.
     ChakraProtoMsg::Node& node(uint64_t id);
     const ChakraProtoMsg::Node& node(uint64_t id) const;
     std::vector<ChakraProtoMsg::Node>& nodes() { return m_nodes; }
@@ -51,11 +53,11 @@ public:
     ChakraProtoMsg::GlobalMetadata& metadata() { return m_metadata; }
     const ChakraProtoMsg::GlobalMetadata& metadata() const { return m_metadata; }
 
-    // The uncompressed file bytes. Throws std::runtime_error if a record cannot be serialized or exceeds 2^32-1
-    // bytes, the limit of the varint32 length prefix.
+    // The uncompressed file bytes. Throws std::runtime_error if a record cannot be serialized or exceeds
+    // 2^32-1 bytes, the limit of the varint32 length prefix.
     std::string serialize() const;
-    // Writes "<path>.tmp.<pid>" and renames it over path, so readers never see a partial file; gzip-compresses when
-    // path ends in ".gz". Throws std::runtime_error naming path on failure.
+    // Writes "<path>.tmp.<pid>" and renames it over path, so readers never see a partial file;
+    // gzip-compresses when path ends in ".gz". Throws std::runtime_error naming path on failure.
     void write(const std::string& path) const;
 
 private:
@@ -79,8 +81,8 @@ public:
     RankTraceBuilder& rank(Rank r);
     const RankTraceBuilder& rank(Rank r) const;
 
-    // Writes prefix.<r>.et (prefix.<r>.et.gz when gzip) for every rank, creating the parent directory, and returns
-    // the paths in rank order.
+    // Writes prefix.<r>.et (prefix.<r>.et.gz when gzip) for every rank, creating the parent directory, and
+    // returns the paths in rank order.
     std::vector<std::string> write(const std::string& prefix, bool gzip = false) const;
 
 private:

@@ -51,8 +51,8 @@ bool isValidUtf8(const char* text, std::size_t sizeBytes) {
 namespace {
 
 const char* wireTypeName(int wireType) {
-    static const char* names[] = {"varint", "64-bit", "length-delimited", "start-group",
-                                  "end-group", "32-bit", "invalid(6)", "invalid(7)"};
+    static const char* names[] = {"varint",    "64-bit", "length-delimited", "start-group",
+                                  "end-group", "32-bit", "invalid(6)",       "invalid(7)"};
     return names[wireType & 7];
 }
 
@@ -60,15 +60,20 @@ int expectedWireType(const FieldDescriptor* field) {
     switch (field->type()) {
         case FieldDescriptor::TYPE_DOUBLE:
         case FieldDescriptor::TYPE_FIXED64:
-        case FieldDescriptor::TYPE_SFIXED64: return 1;
+        case FieldDescriptor::TYPE_SFIXED64:
+            return 1;
         case FieldDescriptor::TYPE_FLOAT:
         case FieldDescriptor::TYPE_FIXED32:
-        case FieldDescriptor::TYPE_SFIXED32: return 5;
+        case FieldDescriptor::TYPE_SFIXED32:
+            return 5;
         case FieldDescriptor::TYPE_STRING:
         case FieldDescriptor::TYPE_BYTES:
-        case FieldDescriptor::TYPE_MESSAGE: return 2;
-        case FieldDescriptor::TYPE_GROUP: return 3;
-        default: return 0;
+        case FieldDescriptor::TYPE_MESSAGE:
+            return 2;
+        case FieldDescriptor::TYPE_GROUP:
+            return 3;
+        default:
+            return 0;
     }
 }
 
@@ -90,8 +95,9 @@ public:
                 return at(fieldStart, path, "field number 0 is not allowed");
             }
             if (wireType == 6 || wireType == 7) {
-                return at(fieldStart, path, "invalid wire type " + std::to_string(wireType) + " for field " +
-                                                std::to_string(number));
+                return at(
+                    fieldStart, path,
+                    "invalid wire type " + std::to_string(wireType) + " for field " + std::to_string(number));
             }
             const FieldDescriptor* field =
                 number <= 536870911 ? type->FindFieldByNumber(static_cast<int>(number)) : nullptr;
@@ -121,7 +127,8 @@ private:
     }
 
     std::string at(std::size_t offset, const std::string& path, const std::string& what) const {
-        return "record byte " + std::to_string(offset) + (path.empty() ? "" : " (in " + path + ")") + ": " + what;
+        return "record byte " + std::to_string(offset) + (path.empty() ? "" : " (in " + path + ")") + ": " +
+               what;
     }
 
     // Reads a length prefix and checks that the payload fits in [pos, end).
@@ -154,21 +161,23 @@ private:
             } else {
                 const std::size_t width = expected == 1 ? 8 : 4;
                 if ((payloadEnd - pos) % width != 0) {
-                    return at(valueStart, fieldPath, "packed data is not a multiple of " + std::to_string(width) +
-                                                         " bytes");
+                    return at(valueStart, fieldPath,
+                              "packed data is not a multiple of " + std::to_string(width) + " bytes");
                 }
                 pos = payloadEnd;
             }
             return {};
         }
         if (wireType != expected) {
-            return at(valueStart, fieldPath, std::string("wire type ") + wireTypeName(wireType) + ", expected " +
-                                                 wireTypeName(expected));
+            return at(
+                valueStart, fieldPath,
+                std::string("wire type ") + wireTypeName(wireType) + ", expected " + wireTypeName(expected));
         }
         switch (wireType) {
             case 0: {
                 uint64_t ignored;
-                return readVarint(pos, end, ignored) ? std::string() : at(valueStart, fieldPath, "truncated varint");
+                return readVarint(pos, end, ignored) ? std::string()
+                                                     : at(valueStart, fieldPath, "truncated varint");
             }
             case 1:
             case 5: {
@@ -187,7 +196,8 @@ private:
                 std::size_t payloadBegin = pos;
                 pos = payloadEnd;
                 if (field->type() == FieldDescriptor::TYPE_STRING &&
-                    !isValidUtf8(reinterpret_cast<const char*>(m_base + payloadBegin), payloadEnd - payloadBegin)) {
+                    !isValidUtf8(reinterpret_cast<const char*>(m_base + payloadBegin),
+                                 payloadEnd - payloadBegin)) {
                     return at(payloadBegin, fieldPath, "string is not valid UTF-8");
                 }
                 if (field->type() == FieldDescriptor::TYPE_MESSAGE) {
@@ -195,7 +205,8 @@ private:
                 }
                 return {};
             }
-            default: return at(valueStart, fieldPath, "group encoding is not used by this schema");
+            default:
+                return at(valueStart, fieldPath, "group encoding is not used by this schema");
         }
     }
 
@@ -206,7 +217,8 @@ private:
         switch (wireType) {
             case 0: {
                 uint64_t ignored;
-                return readVarint(pos, end, ignored) ? std::string() : at(valueStart, path, what + ": truncated varint");
+                return readVarint(pos, end, ignored) ? std::string()
+                                                     : at(valueStart, path, what + ": truncated varint");
             }
             case 1:
             case 5: {
@@ -226,7 +238,8 @@ private:
                 return {};
             }
             case 3: {
-                // A group ends with an end-group key of the same number; nested groups are skipped recursively.
+                // A group ends with an end-group key of the same number; nested groups are skipped
+                // recursively.
                 while (pos < end) {
                     uint64_t key;
                     std::size_t keyStart = pos;
@@ -250,7 +263,8 @@ private:
                 }
                 return at(valueStart, path, what + ": group is not terminated");
             }
-            default: return at(valueStart, path, what + ": unexpected end-group");
+            default:
+                return at(valueStart, path, what + ": unexpected end-group");
         }
     }
 

@@ -1,5 +1,5 @@
-// Proves the wiring to Debian's stock ns-3: two hosts on a point-to-point link, a UDP client sends a fixed number of
-// packets and the server counts them. Exits non-zero unless every byte arrives.
+// Proves the wiring to Debian's stock ns-3: two hosts on a point-to-point link, a UDP client sends a fixed
+// number of packets and the server counts them. Exits non-zero unless every byte arrives.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
     std::string delay = "1us";
     CommandLine cmd(__FILE__);
     cmd.AddValue("packets", "number of UDP packets to send", packets);
-    cmd.AddValue("packetBytes", "UDP payload bytes per packet (at least 12, the sequence header)", packetBytes);
+    cmd.AddValue("packetBytes", "UDP payload bytes per packet (at least 12, the sequence header)",
+                 packetBytes);
     cmd.AddValue("rate", "link data rate", rate);
     cmd.AddValue("delay", "link propagation delay", delay);
     cmd.Parse(argc, argv);
