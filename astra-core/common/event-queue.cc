@@ -1,0 +1,27 @@
+#include "event-queue.h"
+
+#include <algorithm>
+
+namespace mlnet {
+
+void EventQueue::push(TimeNs time, Callback callback) {
+    m_heap.push_back({time, m_seq++, callback});
+    std::push_heap(m_heap.begin(), m_heap.end(), later);
+}
+
+void EventQueue::run(TimeNs untilNs) {
+    m_stopped = false;
+    while (!m_heap.empty() && !m_stopped) {
+        if (m_heap.front().time > untilNs) {
+            break;
+        }
+        std::pop_heap(m_heap.begin(), m_heap.end(), later);
+        Event event = m_heap.back();
+        m_heap.pop_back();
+        m_now = event.time;
+        ++m_executed;
+        event.callback();
+    }
+}
+
+}  // namespace mlnet

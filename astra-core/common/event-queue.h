@@ -1,0 +1,46 @@
+// Discrete-event queue of the analytical backends: integer nanoseconds, FIFO among events at the same time, and
+// zero-delay events are legal (ASTRA-sim's queue aborts on them).
+#ifndef MLNET_COMMON_EVENT_QUEUE_H
+#define MLNET_COMMON_EVENT_QUEUE_H
+
+#include <cstdint>
+#include <vector>
+
+#include "callback.h"
+
+namespace mlnet {
+
+using TimeNs = uint64_t;
+
+class EventQueue {
+public:
+    TimeNs now() const { return m_now; }
+    void schedule(TimeNs delayNs, Callback callback) { push(m_now + delayNs, callback); }
+    void scheduleAt(TimeNs timeNs, Callback callback) { push(timeNs < m_now ? m_now : timeNs, callback); }
+
+    // Runs events until none is left, stop() is called, or the next event is later than `untilNs`.
+    void run(TimeNs untilNs = UINT64_MAX);
+    void stop() { m_stopped = true; }
+    bool empty() const { return m_heap.empty(); }
+    std::size_t pending() const { return m_heap.size(); }
+    uint64_t executed() const { return m_executed; }
+
+private:
+    struct Event {
+        TimeNs time;
+        uint64_t seq;
+        Callback callback;
+    };
+    static bool later(const Event& a, const Event& b) { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
+    void push(TimeNs time, Callback callback);
+
+    std::vector<Event> m_heap;
+    TimeNs m_now = 0;
+    uint64_t m_seq = 0;
+    uint64_t m_executed = 0;
+    bool m_stopped = false;
+};
+
+}  // namespace mlnet
+
+#endif

@@ -1,0 +1,64 @@
+// Byte-counted FIFO matching of arrivals and posted receives per (src, dst, tag), shared by every backend.
+// A receive completes once its bytes have arrived; arrivals beyond the posted receives are parked for later ones.
+#ifndef MLNET_NETWORK_MESSAGE_MATCHER_H
+#define MLNET_NETWORK_MESSAGE_MATCHER_H
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/callback.h"
+#include "workload/trace-types.h"
+
+namespace mlnet {
+
+class MessageMatcher {
+public:
+    // Bytes arrived at dst. Completed receives are appended to `ready` (the caller decides when to run them).
+    void arrive(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, std::vector<Callback>& ready);
+    // A receive is posted; if its bytes are already here it is appended to `ready` at once.
+    void post(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received, std::vector<Callback>& ready);
+
+    // Receives still waiting for data, and data nobody has received, for hang reports.
+    struct Outstanding {
+        Rank src, dst;
+        uint64_t tag;
+        uint64_t waitingReceiveBytes;  // bytes posted but not yet arrived
+        uint64_t parkedBytes;          // bytes arrived but not yet received
+        std::size_t waitingReceives;
+    };
+    std::vector<Outstanding> outstanding() const;
+    bool idle() const { return m_channels.empty(); }
+
+private:
+    struct Key {
+        Rank src, dst;
+        uint64_t tag;
+        bool operator==(const Key& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const {
+            uint64_t h = (uint64_t{k.src} << 32 | k.dst) * 0x9e3779b97f4a7c15ull;
+            return static_cast<std::size_t>(h ^ (k.tag + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2)));
+        }
+    };
+    struct PendingReceive {
+        uint64_t remainingBytes;
+        Callback received;
+    };
+    // Usually one receive waits per channel, so a vector with a moving head beats a deque's block allocation.
+    struct Channel {
+        uint64_t parkedBytes = 0;
+        std::size_t head = 0;
+        std::vector<PendingReceive> receives;
+        bool noReceives() const { return head == receives.size(); }
+    };
+    void drain(std::unordered_map<Key, Channel, KeyHash>::iterator it, std::vector<Callback>& ready);
+
+    std::unordered_map<Key, Channel, KeyHash> m_channels;
+};
+
+}  // namespace mlnet
+
+#endif

@@ -1,0 +1,294 @@
+#include "system-config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace mlnet {
+
+namespace {
+
+using nlohmann::json;
+
+bool readText(const std::string& path, std::string& text, Diagnostics& diag) {
+    std::ifstream in(path);
+    if (!in) {
+        diag.error(path + ": cannot open");
+        return false;
+    }
+    std::ostringstream s;
+    s << in.rdbuf();
+    text = s.str();
+    return true;
+}
+
+bool parseJson(const std::string& text, const std::string& path, json& doc, Diagnostics& diag) {
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        diag.error(path + ": invalid JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
+        return false;
+    }
+    if (!doc.is_object()) {
+        diag.error(path + ": expected a JSON object");
+        return false;
+    }
+    return true;
+}
+
+class KeyReader {
+public:
+    KeyReader(const json& doc, const std::string& path, Diagnostics& diag) : m_doc(doc), m_path(path), m_diag(diag) {}
+
+    std::string where(const std::string& key) const { return m_path + ": key '" + key + "'"; }
+
+    template <typename T>
+    void unsignedInt(const std::string& key, T& out, uint64_t min = 0) {
+        if (!m_doc.contains(key)) {
+            return;
+        }
+        const json& v = m_doc[key];
+        if (!v.is_number_integer() || (v.is_number_integer() && v.get<int64_t>() < static_cast<int64_t>(min)) ||
+            v.get<uint64_t>() > std::numeric_limits<T>::max()) {
+            m_diag.error(where(key) + ": expected an integer >= " + std::to_string(min) + ", found " + v.dump());
+            return;
+        }
+        out = v.get<T>();
+    }
+    void number(const std::string& key, double& out) {
+        if (!m_doc.contains(key)) {
+            return;
+        }
+        const json& v = m_doc[key];
+        if (!v.is_number() || v.get<double>() < 0) {
+            m_diag.error(where(key) + ": expected a non-negative number, found " + v.dump());
+            return;
+        }
+        out = v.get<double>();
+    }
+    void flag(const std::string& key, bool& out) {
+        if (!m_doc.contains(key)) {
+            return;
+        }
+        const json& v = m_doc[key];
+        if (v.is_boolean()) {
+            out = v.get<bool>();
+        } else if (v.is_number_integer() && (v.get<int64_t>() == 0 || v.get<int64_t>() == 1)) {
+            out = v.get<int64_t>() == 1;
+        } else {
+            m_diag.error(where(key) + ": expected 0 or 1, found " + v.dump());
+        }
+    }
+    template <typename E>
+    void choice(const std::string& key, E& out, std::initializer_list<std::pair<const char*, E>> options) {
+        if (!m_doc.contains(key)) {
+            return;
+        }
+        const json& v = m_doc[key];
+        std::string names;
+        for (const auto& [name, value] : options) {
+            if (v.is_string() && v.get<std::string>() == name) {
+                out = value;
+                return;
+            }
+            names += names.empty() ? "" : ", ";
+            names += name;
+        }
+        m_diag.error(where(key) + ": expected one of " + names + ", found " + v.dump());
+    }
+    void algorithms(const std::string& key, std::vector<AlgorithmChoice>& out) {
+        if (!m_doc.contains(key)) {
+            return;
+        }
+        const json& v = m_doc[key];
+        if (!v.is_array() || v.empty()) {
+            m_diag.error(where(key) + ": expected a non-empty list of algorithm names, one per dimension");
+            return;
+        }
+        for (const json& e : v) {
+            AlgorithmChoice c;
+            const std::string name = e.is_string() ? e.get<std::string>() : "";
+            if (name == "ring") {
+                c.algorithm = CollectiveAlgorithm::Ring;
+            } else if (name.rfind("direct", 0) == 0) {
+                c.algorithm = CollectiveAlgorithm::Direct;
+                const std::string n = name.substr(6);
+                if (!n.empty()) {
+                    if (n.find_first_not_of("0123456789") != std::string::npos || n.size() > 9 || std::stoul(n) == 0) {
+                        m_diag.error(where(key) + ": '" + name + "': directN needs a positive window N");
+                        continue;
+                    }
+                    c.window = static_cast<uint32_t>(std::stoul(n));
+                }
+            } else if (name == "halvingDoubling") {
+                c.algorithm = CollectiveAlgorithm::HalvingDoubling;
+            } else if (name == "doubleBinaryTree") {
+                c.algorithm = CollectiveAlgorithm::DoubleBinaryTree;
+            } else if (name == "oneRing") {
+                c.algorithm = CollectiveAlgorithm::OneRing;
+            } else if (name == "oneDirect") {
+                c.algorithm = CollectiveAlgorithm::OneDirect;
+            } else if (name == "oneHalvingDoubling") {
+                c.algorithm = CollectiveAlgorithm::OneHalvingDoubling;
+            } else {
+                m_diag.error(where(key) + ": unknown algorithm " + e.dump() +
+                             " (expected ring, direct, directN, halvingDoubling, doubleBinaryTree, oneRing, "
+                             "oneDirect, oneHalvingDoubling)");
+                continue;
+            }
+            out.push_back(c);
+        }
+    }
+    void custom(const std::string& key, std::string& out) {
+        if (!m_doc.contains(key)) {
+            return;
+        }
+        const json& v = m_doc[key];
+        if (!v.is_array() || v.size() != 1 || !v[0].is_string()) {
+            m_diag.error(where(key) + ": expected a list with one Chakra trace prefix");
+            return;
+        }
+        out = v[0].get<std::string>();
+    }
+
+private:
+    const json& m_doc;
+    const std::string& m_path;
+    Diagnostics& m_diag;
+};
+
+}  // namespace
+
+std::string_view toString(CollectiveAlgorithm algorithm) {
+    switch (algorithm) {
+        case CollectiveAlgorithm::Ring: return "ring";
+        case CollectiveAlgorithm::Direct: return "direct";
+        case CollectiveAlgorithm::HalvingDoubling: return "halvingDoubling";
+        case CollectiveAlgorithm::DoubleBinaryTree: return "doubleBinaryTree";
+        case CollectiveAlgorithm::OneRing: return "oneRing";
+        case CollectiveAlgorithm::OneDirect: return "oneDirect";
+        case CollectiveAlgorithm::OneHalvingDoubling: return "oneHalvingDoubling";
+    }
+    return "?";
+}
+
+SystemConfig parseSystemConfig(const std::string& text, const std::string& path, Diagnostics& diag) {
+    SystemConfig c;
+    c.path = path;
+    json doc;
+    if (!parseJson(text, path, doc, diag)) {
+        return c;
+    }
+    static const char* const kKnown[] = {
+        "scheduling-policy", "collective-optimization", "active-chunks-per-dimension", "preferred-dataset-splits",
+        "endpoint-delay", "local-mem-bw", "peak-perf", "roofline-enabled", "replay-only", "trace-enabled",
+        "track-local-mem", "local-mem-trace-filename", "model-shared-bus", "L", "o", "g", "G",
+        "local-reduction-delay", "all-reduce-implementation", "reduce-scatter-implementation",
+        "all-gather-implementation", "all-to-all-implementation", "all-reduce-implementation-custom",
+        "reduce-scatter-implementation-custom", "all-gather-implementation-custom",
+        "all-to-all-implementation-custom", "inter-dimension-scheduling",
+        // accepted by ASTRA-sim but without effect there
+        "boost-mode", "intra-dimension-scheduling"};
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+        if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) {
+            diag.error(path + ": unknown key '" + it.key() + "'");
+        }
+    }
+    KeyReader r(doc, path, diag);
+    r.choice("scheduling-policy", c.schedulingPolicy,
+             {{"LIFO", SchedulingPolicy::Lifo}, {"FIFO", SchedulingPolicy::Fifo}, {"EXPLICIT", SchedulingPolicy::Explicit}});
+    r.choice("collective-optimization", c.collectiveOptimization,
+             {{"baseline", CollectiveOptimization::Baseline}, {"localBWAware", CollectiveOptimization::LocalBwAware}});
+    r.choice("inter-dimension-scheduling", c.dimensionScheduling,
+             {{"ascending", DimensionScheduling::Ascending}, {"themis", DimensionScheduling::Themis},
+              {"OfflineGreedy", DimensionScheduling::Themis}});
+    r.unsignedInt("active-chunks-per-dimension", c.activeChunksPerDimension, 1);
+    r.unsignedInt("preferred-dataset-splits", c.preferredDatasetSplits, 1);
+    r.unsignedInt("endpoint-delay", c.endpointDelayNs);
+    r.number("local-mem-bw", c.localMemBwGBps);
+    r.number("peak-perf", c.peakPerfTflops);
+    r.flag("roofline-enabled", c.rooflineEnabled);
+    r.flag("replay-only", c.replayOnly);
+    r.flag("trace-enabled", c.traceEnabled);
+    bool unused = false;
+    r.flag("track-local-mem", unused);
+    r.flag("model-shared-bus", unused);
+    if (unused && doc.contains("model-shared-bus") && doc["model-shared-bus"] == 1) {
+        diag.error(r.where("model-shared-bus") + ": the LogGP shared-bus model is not supported; set it to 0");
+    }
+    for (const char* key : {"boost-mode", "intra-dimension-scheduling", "L", "o", "g", "G", "local-reduction-delay",
+                            "local-mem-trace-filename", "track-local-mem"}) {
+        if (doc.contains(key)) {
+            diag.warning(r.where(key) + ": accepted for compatibility; it has no effect");
+        }
+    }
+    r.algorithms("all-reduce-implementation", c.allReduce);
+    r.algorithms("reduce-scatter-implementation", c.reduceScatter);
+    r.algorithms("all-gather-implementation", c.allGather);
+    r.algorithms("all-to-all-implementation", c.allToAll);
+    r.custom("all-reduce-implementation-custom", c.allReduceCustom);
+    r.custom("reduce-scatter-implementation-custom", c.reduceScatterCustom);
+    r.custom("all-gather-implementation-custom", c.allGatherCustom);
+    r.custom("all-to-all-implementation-custom", c.allToAllCustom);
+    if (c.preferredDatasetSplits == 0) {
+        diag.error(path + ": key 'preferred-dataset-splits' is required (chunks per collective, at least 1)");
+    }
+    return c;
+}
+
+SystemConfig loadSystemConfig(const std::string& path, Diagnostics& diag) {
+    std::string text;
+    if (!readText(path, text, diag)) {
+        SystemConfig c;
+        c.path = path;
+        return c;
+    }
+    return parseSystemConfig(text, path, diag);
+}
+
+RemoteMemoryConfig loadRemoteMemoryConfig(const std::string& path, Diagnostics& diag) {
+    RemoteMemoryConfig c;
+    std::string text;
+    json doc;
+    if (!readText(path, text, diag) || !parseJson(text, path, doc, diag)) {
+        return c;
+    }
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+        static const char* const kKnown[] = {"memory-type", "num-nodes", "num-npus-per-node", "remote-mem-latency",
+                                             "remote-mem-bw"};
+        if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) {
+            diag.error(path + ": unknown key '" + it.key() + "'");
+        }
+    }
+    KeyReader r(doc, path, diag);
+    if (!doc.contains("memory-type")) {
+        diag.error(path + ": key 'memory-type' is required (NO_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION, "
+                          "PER_NPU_MEMORY_EXPANSION or MEMORY_POOL)");
+        return c;
+    }
+    r.choice("memory-type", c.type,
+             {{"NO_MEMORY_EXPANSION", MemoryType::NoMemoryExpansion},
+              {"PER_NODE_MEMORY_EXPANSION", MemoryType::PerNodeMemoryExpansion},
+              {"PER_NPU_MEMORY_EXPANSION", MemoryType::PerNpuMemoryExpansion},
+              {"MEMORY_POOL", MemoryType::MemoryPool}});
+    r.unsignedInt("num-nodes", c.numNodes);
+    r.unsignedInt("num-npus-per-node", c.numNpusPerNode);
+    r.unsignedInt("remote-mem-latency", c.remoteMemLatencyNs);
+    r.number("remote-mem-bw", c.remoteMemBwGBps);
+    if (c.type != MemoryType::NoMemoryExpansion) {
+        for (const char* key : {"num-nodes", "num-npus-per-node", "remote-mem-latency", "remote-mem-bw"}) {
+            if (!doc.contains(key)) {
+                diag.error(path + ": key '" + key + "' is required for this memory-type");
+            }
+        }
+        if (doc.contains("remote-mem-bw") && c.remoteMemBwGBps <= 0) {
+            diag.error(r.where("remote-mem-bw") + ": must be positive");
+        }
+    }
+    return c;
+}
+
+}  // namespace mlnet

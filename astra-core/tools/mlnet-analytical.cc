@@ -1,0 +1,203 @@
+// mlnet-analytical: runs Chakra traces on the analytical network with ASTRA-sim's command-line flags and files.
+// Prints one ASTRA-sim result line per rank; --report writes per-rank times and per-collective records as JSON.
+// Exit status: 0 finished, 1 usage error, 2 invalid input, 3 the simulation could not finish (reported).
+#include <boost/program_options.hpp>
+#include <google/protobuf/stubs/logging.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "network/network-config.h"
+#include "system/simulation.h"
+#include "workload/trace-set.h"
+
+namespace po = boost::program_options;
+using namespace mlnet;
+
+namespace {
+
+// The report appears complete or not at all.
+bool writeAtomically(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!(out << text) || !out.flush()) {
+            std::remove(tmp.c_str());
+            return false;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+std::string reportJson(const SimulationOutcome& o, const std::string& model) {
+    nlohmann::ordered_json j;
+    j["completed"] = o.completed;
+    j["end_ns"] = o.endNs;
+    j["network_model"] = model;
+    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+    for (std::size_t r = 0; r < o.ranks.size(); ++r) {
+        const auto& rr = o.ranks[r];
+        ranks.push_back({{"rank", r},
+                         {"finished", rr.finished},
+                         {"finish_ns", rr.finishNs},
+                         {"gpu_compute_ns", rr.gpuComputeNs},
+                         {"exposed_comm_ns", rr.finished ? rr.finishNs - std::min(rr.finishNs, rr.gpuComputeNs) : 0},
+                         {"nodes_done", rr.nodesDone}});
+    }
+    j["ranks"] = ranks;
+    nlohmann::ordered_json colls = nlohmann::ordered_json::array();
+    for (const auto& c : o.collectives) {
+        colls.push_back({{"rank", c.rank},
+                         {"node", c.nodeId},
+                         {"type", std::string(toString(c.type))},
+                         {"size_bytes", c.sizeBytes},
+                         {"communicator", c.group},
+                         {"chunks", c.chunks},
+                         {"start_ns", c.startNs},
+                         {"end_ns", c.finished ? nlohmann::ordered_json(c.endNs) : nlohmann::ordered_json()},
+                         {"bytes_sent_per_dim", c.bytesSentPerDim}});
+    }
+    j["collectives"] = colls;
+    j["stats"] = {{"events", o.events},
+                  {"messages", o.messages},
+                  {"bytes_delivered", o.bytesDelivered},
+                  {"wall_seconds", o.wallSeconds}};
+    if (!o.completed) {
+        j["stall_report"] = o.stallReport;
+    }
+    return j.dump(1) + "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    google::protobuf::SetLogHandler(nullptr);
+    std::string workload, systemPath, networkPath, memoryPath, groupsPath, model = "unaware", report, routing;
+    std::string loggingConfig, loggingFolder;
+    SimulationOptions options;
+    TraceSetOptions traceOptions;
+    double commScale = 1, computeScale = 1;
+    bool rendezvous = false;
+    po::options_description visible(
+        "Usage: mlnet-analytical --workload-configuration=PREFIX --system-configuration=SYSTEM.json "
+        "--network-configuration=NETWORK.yml [options]\n\nOptions");
+    visible.add_options()("help,h", "show this help")(
+        "workload-configuration", po::value(&workload), "Chakra trace prefix: PREFIX.<rank>.et")(
+        "system-configuration", po::value(&systemPath), "ASTRA-sim system JSON")(
+        "network-configuration", po::value(&networkPath),
+        "ASTRA-sim network YAML, or JSON (also FatTree / topology-file)")(
+        "remote-memory-configuration", po::value(&memoryPath),
+        "ASTRA-sim remote-memory JSON (default: NO_MEMORY_EXPANSION)")(
+        "comm-group-configuration", po::value(&groupsPath), "communicator groups JSON ('empty' means none)")(
+        "network-model", po::value(&model)->default_value("unaware"),
+        "unaware (ASTRA-sim's formula, no link sharing) or aware (max-min fair flows on every link)")(
+        "unaware-routing", po::value(&routing)->default_value("lowest-dim"),
+        "lowest-dim (ASTRA-sim: charge only the lowest differing dimension) or all-dims")(
+        "report", po::value(&report), "write per-rank and per-collective results as JSON")(
+        "num-queues-per-dim", po::value(&options.queuesPerDimension)->default_value(1), "queues per dimension")(
+        "injection-scale", po::value(&options.injectionScale)->default_value(1.0), "multiplies endpoint-delay")(
+        "overlap-collectives", po::bool_switch(&options.executor.overlapCollectives),
+        "let a rank run several collectives at once (ASTRA-sim: one)")(
+        "strict", po::bool_switch(&traceOptions.read.strict), "ASTRA-sim parity checks on the traces")(
+        "comm-scale", po::value(&commScale)->default_value(1.0), "accepted for compatibility; must be 1")(
+        "compute-scale", po::value(&computeScale)->default_value(1.0), "accepted for compatibility; must be 1")(
+        "rendezvous-protocol", po::value(&rendezvous)->default_value(false), "not supported; must be false")(
+        "logging-configuration", po::value(&loggingConfig), "accepted for compatibility; ignored")(
+        "logging-folder", po::value(&loggingFolder), "accepted for compatibility; ignored");
+    po::variables_map vm;
+    try {
+        po::store(po::parse_command_line(argc, argv, visible), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::cerr << "mlnet-analytical: " << e.what() << "\n" << visible << "\n";
+        return 1;
+    }
+    if (vm.count("help")) {
+        std::cout << visible << "\n";
+        return 0;
+    }
+    for (const auto& [flag, value] : {std::pair<const char*, std::string*>{"workload-configuration", &workload},
+                                      {"system-configuration", &systemPath},
+                                      {"network-configuration", &networkPath}}) {
+        if (value->empty()) {
+            std::cerr << "mlnet-analytical: --" << flag << " is required\n" << visible << "\n";
+            return 1;
+        }
+    }
+    if (model == "unaware") {
+        options.model = NetworkModel::CongestionUnaware;
+    } else if (model == "aware") {
+        options.model = NetworkModel::CongestionAware;
+    } else {
+        std::cerr << "mlnet-analytical: --network-model must be 'unaware' or 'aware', not '" << model << "'\n";
+        return 1;
+    }
+    if (routing == "lowest-dim") {
+        options.routing = UnawareRouting::LowestDimension;
+    } else if (routing == "all-dims") {
+        options.routing = UnawareRouting::AllDimensions;
+    } else {
+        std::cerr << "mlnet-analytical: --unaware-routing must be 'lowest-dim' or 'all-dims'\n";
+        return 1;
+    }
+    if (commScale != 1 || computeScale != 1 || rendezvous || options.queuesPerDimension == 0 ||
+        options.injectionScale < 0) {
+        std::cerr << "mlnet-analytical: --comm-scale and --compute-scale must be 1, --rendezvous-protocol false, "
+                     "--num-queues-per-dim at least 1 and --injection-scale non-negative\n";
+        return 1;
+    }
+
+    Diagnostics diag;
+    SystemConfig system = loadSystemConfig(systemPath, diag);
+    NetworkConfig network = loadNetworkConfig(networkPath, diag);
+    RemoteMemoryConfig memory;
+    if (!memoryPath.empty()) {
+        memory = loadRemoteMemoryConfig(memoryPath, diag);
+    }
+    if (!groupsPath.empty() && groupsPath != "empty") {
+        traceOptions.commGroupFile = groupsPath;
+    }
+    TraceSet traces;
+    if (!diag.hasErrors()) {
+        traces = loadTraceSet(workload, traceOptions, diag);
+    }
+    SimulationOutcome outcome;
+    if (!diag.hasErrors()) {
+        Topology topology = makeTopology(network);
+        outcome = simulate(traces, system, topology, memory, options, diag);
+    }
+    std::cerr << diag.format(Severity::Warning);
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
+    for (std::size_t r = 0; r < outcome.ranks.size(); ++r) {
+        const auto& rr = outcome.ranks[r];
+        if (rr.finished) {
+            std::printf("sys[%zu] finished, %llu cycles, exposed communication %llu cycles.\n", r,
+                        static_cast<unsigned long long>(rr.finishNs),
+                        static_cast<unsigned long long>(rr.finishNs - std::min(rr.finishNs, rr.gpuComputeNs)));
+        }
+    }
+    std::printf("simulated %llu ns; %llu events, %llu messages, %.3f s wall\n",
+                static_cast<unsigned long long>(outcome.endNs), static_cast<unsigned long long>(outcome.events),
+                static_cast<unsigned long long>(outcome.messages), outcome.wallSeconds);
+    if (!report.empty() && !writeAtomically(report, reportJson(outcome, model))) {
+        std::cerr << "mlnet-analytical: cannot write the report " << report << "\n";
+        return 2;
+    }
+    if (!outcome.completed) {
+        std::cerr << "mlnet-analytical: the simulation cannot make progress: no events are left but some ranks "
+                     "have unfinished nodes\n"
+                  << outcome.stallReport;
+        return 3;
+    }
+    return 0;
+}
