@@ -1,5 +1,5 @@
-// Discrete-event queue of the analytical backends: integer nanoseconds, FIFO among events at the same time, and
-// zero-delay events are legal (ASTRA-sim's queue aborts on them).
+// Discrete-event queue of the analytical backends: integer nanoseconds, FIFO among events at the same time,
+// and zero-delay events are legal (ASTRA-sim's queue aborts on them).
 #ifndef MLNET_COMMON_EVENT_QUEUE_H
 #define MLNET_COMMON_EVENT_QUEUE_H
 
@@ -31,7 +31,9 @@ private:
         uint64_t seq;
         Callback callback;
     };
-    static bool later(const Event& a, const Event& b) { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
+    static bool later(const Event& a, const Event& b) {
+        return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+    }
     void push(TimeNs time, Callback callback);
 
     std::vector<Event> m_heap;

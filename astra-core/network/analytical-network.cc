@@ -7,8 +7,8 @@ namespace mlnet {
 
 void AnalyticalNetwork::send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback sent) {
     if (src >= m_numRanks || dst >= m_numRanks) {
-        throw std::out_of_range("send " + std::to_string(src) + "->" + std::to_string(dst) + ": rank beyond " +
-                                std::to_string(m_numRanks) + " NPUs");
+        throw std::out_of_range("send " + std::to_string(src) + "->" + std::to_string(dst) +
+                                ": rank beyond " + std::to_string(m_numRanks) + " NPUs");
     }
     uint64_t id;
     if (!m_free.empty()) {
@@ -25,7 +25,8 @@ void AnalyticalNetwork::send(Rank src, Rank dst, uint64_t tag, uint64_t sizeByte
 void AnalyticalNetwork::recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received) {
     m_postReady.clear();
     m_matcher.post(src, dst, tag, sizeBytes, received, m_postReady);
-    // Data already here: complete on a zero-delay event, as ASTRA-sim does, so that the caller finishes posting first.
+    // Data already here: complete on a zero-delay event, as ASTRA-sim does, so that the caller finishes
+    // posting first.
     for (const Callback& cb : m_postReady) {
         m_queue.schedule(0, cb);
     }
@@ -42,8 +43,8 @@ void AnalyticalNetwork::arrived(uint64_t id) {
     if (m.sent) {
         m.sent();
     }
-    // Handlers may send and post receives, but neither touches m_arrivalReady: transmit() never calls arrived()
-    // synchronously and recv() collects into m_postReady.
+    // Handlers may send and post receives, but neither touches m_arrivalReady: transmit() never calls
+    // arrived() synchronously and recv() collects into m_postReady.
     for (std::size_t i = 0; i < m_arrivalReady.size(); ++i) {
         m_arrivalReady[i]();
     }

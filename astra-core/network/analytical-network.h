@@ -1,5 +1,5 @@
-// Common part of the analytical backends: the event queue, message matching and the bookkeeping of messages in
-// flight. A subclass decides only when a message's last byte reaches its destination.
+// Common part of the analytical backends: the event queue, message matching and the bookkeeping of messages
+// in flight. A subclass decides only when a message's last byte reaches its destination.
 #ifndef MLNET_NETWORK_ANALYTICAL_NETWORK_H
 #define MLNET_NETWORK_ANALYTICAL_NETWORK_H
 
@@ -28,8 +28,8 @@ public:
     std::size_t messagesInFlight() const { return m_inFlight.size() - m_free.size(); }
 
 protected:
-    // Starts moving message `id`; the subclass must call arrived(id) exactly once, from an event (never from within
-    // transmit itself), when the message's last byte is at dst.
+    // Starts moving message `id`; the subclass must call arrived(id) exactly once, from an event (never from
+    // within transmit itself), when the message's last byte is at dst.
     virtual void transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) = 0;
     void arrived(uint64_t id);
 

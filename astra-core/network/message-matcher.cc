@@ -4,7 +4,8 @@
 
 namespace mlnet {
 
-void MessageMatcher::drain(std::unordered_map<Key, Channel, KeyHash>::iterator it, std::vector<Callback>& ready) {
+void MessageMatcher::drain(std::unordered_map<Key, Channel, KeyHash>::iterator it,
+                           std::vector<Callback>& ready) {
     Channel& ch = it->second;
     while (!ch.noReceives()) {
         PendingReceive& head = ch.receives[ch.head];
@@ -26,7 +27,8 @@ void MessageMatcher::drain(std::unordered_map<Key, Channel, KeyHash>::iterator i
     }
 }
 
-void MessageMatcher::arrive(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, std::vector<Callback>& ready) {
+void MessageMatcher::arrive(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes,
+                            std::vector<Callback>& ready) {
     auto it = m_channels.try_emplace(Key{src, dst, tag}).first;
     it->second.parkedBytes += sizeBytes;
     drain(it, ready);

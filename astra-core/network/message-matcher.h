@@ -1,5 +1,6 @@
 // Byte-counted FIFO matching of arrivals and posted receives per (src, dst, tag), shared by every backend.
-// A receive completes once its bytes have arrived; arrivals beyond the posted receives are parked for later ones.
+// A receive completes once its bytes have arrived; arrivals beyond the posted receives are parked for later
+// ones.
 #ifndef MLNET_NETWORK_MESSAGE_MATCHER_H
 #define MLNET_NETWORK_MESSAGE_MATCHER_H
 
@@ -18,7 +19,8 @@ public:
     // Bytes arrived at dst. Completed receives are appended to `ready` (the caller decides when to run them).
     void arrive(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, std::vector<Callback>& ready);
     // A receive is posted; if its bytes are already here it is appended to `ready` at once.
-    void post(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received, std::vector<Callback>& ready);
+    void post(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received,
+              std::vector<Callback>& ready);
 
     // Receives still waiting for data, and data nobody has received, for hang reports.
     struct Outstanding {

@@ -1,5 +1,6 @@
-// The only thing the training-loop core knows about networks. Implemented by the analytical backends here and by the
-// RoCE bridge in ns3-modules/. Sizes are 64-bit; tags are 64-bit (bit 63 set for collective-internal traffic).
+// The only thing the training-loop core knows about networks. Implemented by the analytical backends here and
+// by the RoCE bridge in ns3-modules/. Sizes are 64-bit; tags are 64-bit (bit 63 set for collective-internal
+// traffic).
 #ifndef MLNET_NETWORK_NETWORK_API_H
 #define MLNET_NETWORK_NETWORK_API_H
 
@@ -18,11 +19,12 @@ public:
     virtual TimeNs now() const = 0;
     // Runs `callback` after `delayNs` (0 allowed: after the events already due now).
     virtual void schedule(TimeNs delayNs, Callback callback) = 0;
-    // Moves sizeBytes from src to dst. `sent` fires when the sender may consider the message done (analytical: when
-    // it has arrived, as in ASTRA-sim; RoCE: when the last byte is acknowledged).
+    // Moves sizeBytes from src to dst. `sent` fires when the sender may consider the message done
+    // (analytical: when it has arrived, as in ASTRA-sim; RoCE: when the last byte is acknowledged).
     virtual void send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback sent) = 0;
     // Posts a receive; `received` fires once sizeBytes matching (src, dst, tag) have arrived. Matching is
-    // byte-counted and FIFO per (src, dst, tag), whether the data arrives before or after the receive is posted.
+    // byte-counted and FIFO per (src, dst, tag), whether the data arrives before or after the receive is
+    // posted.
     virtual void recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received) = 0;
 
     virtual uint32_t numRanks() const = 0;

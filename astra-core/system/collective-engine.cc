@@ -8,7 +8,8 @@ namespace mlnet {
 
 namespace {
 
-// Tag layout of collective-internal messages: bit 63 | group (12) | sequence (29) | chunk (16) | phase (5) | half (1).
+// Tag layout of collective-internal messages: bit 63 | group (12) | sequence (29) | chunk (16) | phase (5) |
+// half (1).
 constexpr uint64_t kMaxGroups = 1u << 12;
 constexpr uint64_t kMaxSequence = 1u << 29;
 constexpr uint64_t kMaxChunks = 1u << 16;
@@ -22,8 +23,8 @@ uint32_t log2Exact(uint32_t n) {
     return l;
 }
 
-// Double binary tree over positions 0..n-1 (n a power of two): a root with one child above a complete binary tree
-// numbered in order. Tree 0 has its root at the last position, tree 1 at the first.
+// Double binary tree over positions 0..n-1 (n a power of two): a root with one child above a complete binary
+// tree numbered in order. Tree 0 has its root at the last position, tree 1 at the first.
 struct TreeLinks {
     int parent = -1;
     int children[2] = {-1, -1};
@@ -66,12 +67,29 @@ TreeLinks treeLinks(uint32_t n, uint32_t position, bool rootAtFirst) {
 
 }  // namespace
 
-CollectiveEngine::CollectiveEngine(NetworkApi& network, const SystemConfig& config, const CollectivePlanner& planner,
-                                   const CommGroups& groups)
-    : m_network(network), m_config(config), m_planner(planner), m_groups(groups) {
+const TraceSet* CustomCollectives::forType(CollectiveType type) const {
+    switch (type) {
+        case CollectiveType::AllReduce:
+            return allReduce;
+        case CollectiveType::ReduceScatter:
+            return reduceScatter;
+        case CollectiveType::AllGather:
+            return allGather;
+        case CollectiveType::AllToAll:
+            return allToAll;
+        default:
+            return nullptr;
+    }
+}
+
+CollectiveEngine::CollectiveEngine(NetworkApi& network, const SystemConfig& config,
+                                   const CollectivePlanner& planner, const CommGroups& groups,
+                                   CustomCollectives custom)
+    : m_network(network), m_config(config), m_planner(planner), m_groups(groups), m_custom(custom) {
     const uint32_t dims = std::max<uint32_t>(1, static_cast<uint32_t>(planner.topology().dimSizes.size()));
     m_queuesPerRank = dims * config.queuesPerDimension;
-    m_queueThreshold = (config.activeChunksPerDimension + config.queuesPerDimension - 1) / config.queuesPerDimension;
+    m_queueThreshold =
+        (config.activeChunksPerDimension + config.queuesPerDimension - 1) / config.queuesPerDimension;
     m_queues.resize(std::size_t{network.numRanks()} * m_queuesPerRank);
     if (config.dimensionScheduling == DimensionScheduling::Themis) {
         m_themisLoadNs.assign(network.numRanks(), std::vector<double>(dims, 0.0));
@@ -81,7 +99,8 @@ CollectiveEngine::CollectiveEngine(NetworkApi& network, const SystemConfig& conf
         m_denseGroup[id] = dense++;
     }
     if (dense > kMaxGroups) {
-        throw std::invalid_argument("more than " + std::to_string(kMaxGroups) + " communicators are not supported");
+        throw std::invalid_argument("more than " + std::to_string(kMaxGroups) +
+                                    " communicators are not supported");
     }
 }
 
@@ -94,7 +113,8 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
     const bool rooted = type == CollectiveType::Broadcast || type == CollectiveType::Reduce ||
                         type == CollectiveType::Gather || type == CollectiveType::Scatter;
     bool flattened = false;
-    const std::vector<DimensionSpan> spans = m_planner.spans(rank, *members, node.involvedDims, rooted, flattened);
+    const std::vector<DimensionSpan> spans =
+        m_planner.spans(rank, *members, node.involvedDims, rooted, flattened);
     const uint64_t sizeBytes = type == CollectiveType::Barrier ? members->size() : node.commSizeBytes;
     const std::vector<uint64_t> chunks = m_planner.chunks(type, sizeBytes);
     if (chunks.size() > kMaxChunks) {
@@ -118,11 +138,23 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
     const uint64_t issued = m_issued++;
     int64_t priority = 0;
     switch (m_config.schedulingPolicy) {
-        case SchedulingPolicy::Lifo: priority = static_cast<int64_t>(issued); break;
-        case SchedulingPolicy::Fifo: priority = -static_cast<int64_t>(issued); break;
-        case SchedulingPolicy::Explicit: priority = node.priority; break;
+        case SchedulingPolicy::Lifo:
+            priority = static_cast<int64_t>(issued);
+            break;
+        case SchedulingPolicy::Fifo:
+            priority = -static_cast<int64_t>(issued);
+            break;
+        case SchedulingPolicy::Explicit:
+            priority = node.priority;
+            break;
     }
     *c = Collective{rank, 0, static_cast<uint32_t>(m_records.size() - 1), priority, done};
+
+    if (const TraceSet* program = m_custom.forType(type)) {
+        startCustom(c, *program, *members,
+                    kCollectiveTagBit | uint64_t{m_denseGroup.at(node.group)} << 51 | sequence << 22);
+        return;
+    }
 
     std::vector<double> noThemis;
     std::vector<double>& themis = m_themisLoadNs.empty() ? noThemis : m_themisLoadNs[rank];
@@ -146,7 +178,8 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
         s->phases = std::move(phases);
         s->phase = 0;
         s->chunkSeq = sequence + i;
-        s->tagBase = kCollectiveTagBit | uint64_t{m_denseGroup.at(node.group)} << 51 | sequence << 22 | uint64_t{i} << 6;
+        s->tagBase = kCollectiveTagBit | uint64_t{m_denseGroup.at(node.group)} << 51 | sequence << 22 |
+                     uint64_t{i} << 6;
         ++c->streamsLeft;
         enqueue(*s);
     }
@@ -165,10 +198,12 @@ uint32_t CollectiveEngine::queueFor(const Stream& s) const {
     uint32_t k = 0;
     if (perDim > 1) {
         if (m_config.collectiveOptimization == CollectiveOptimization::LocalBwAware) {
-            // First half of a dimension's queues for reduce-scatter/all-reduce phases, second half for all-gathers.
+            // First half of a dimension's queues for reduce-scatter/all-reduce phases, second half for
+            // all-gathers.
             const uint32_t firstHalf = perDim / 2;
-            k = p.kind == PhaseKind::AllGather ? firstHalf + static_cast<uint32_t>(s.chunkSeq % (perDim - firstHalf))
-                                               : static_cast<uint32_t>(s.chunkSeq % firstHalf);
+            k = p.kind == PhaseKind::AllGather
+                    ? firstHalf + static_cast<uint32_t>(s.chunkSeq % (perDim - firstHalf))
+                    : static_cast<uint32_t>(s.chunkSeq % firstHalf);
         } else {
             k = static_cast<uint32_t>(s.chunkSeq % perDim);
         }
@@ -179,8 +214,9 @@ uint32_t CollectiveEngine::queueFor(const Stream& s) const {
 void CollectiveEngine::enqueue(Stream& s) {
     s.queue = queueFor(s);
     Queue& q = queue(self(s), s.queue);
-    auto pos = std::find_if(q.waiting.begin(), q.waiting.end(),
-                            [&](const Stream* other) { return other->collective->priority < s.collective->priority; });
+    auto pos = std::find_if(q.waiting.begin(), q.waiting.end(), [&](const Stream* other) {
+        return other->collective->priority < s.collective->priority;
+    });
     q.waiting.insert(pos, &s);
     admit(self(s), s.queue);
 }
@@ -205,21 +241,32 @@ void CollectiveEngine::startPhase(Stream& s) {
         return;
     }
     switch (p.algorithm.algorithm) {
-        case CollectiveAlgorithm::Direct: directStart(s); break;
-        case CollectiveAlgorithm::HalvingDoubling: hdStart(s); break;
-        case CollectiveAlgorithm::DoubleBinaryTree: treeStart(s); break;
-        default: ringStart(s); break;
+        case CollectiveAlgorithm::Direct:
+            directStart(s);
+            break;
+        case CollectiveAlgorithm::HalvingDoubling:
+            hdStart(s);
+            break;
+        case CollectiveAlgorithm::DoubleBinaryTree:
+            treeStart(s);
+            break;
+        default:
+            ringStart(s);
+            break;
     }
 }
 
-void CollectiveEngine::finishPhase(void* p, uint64_t) { as(p).engine->phaseDone(as(p)); }
+void CollectiveEngine::finishPhase(void* p, uint64_t) {
+    as(p).engine->phaseDone(as(p));
+}
 
 void CollectiveEngine::phaseDone(Stream& s) {
     const Rank rank = self(s);
     const uint32_t oldQueue = s.queue;
     --queue(rank, oldQueue).running;
     if (++s.phase < s.phases.size()) {
-        // Into the next dimension's queue first, then free the old slot: the order ASTRA-sim notifies its queues.
+        // Into the next dimension's queue first, then free the old slot: the order ASTRA-sim notifies its
+        // queues.
         s.queue = queueFor(s);
         Queue& q = queue(rank, s.queue);
         auto pos = std::find_if(q.waiting.begin(), q.waiting.end(), [&](const Stream* other) {
@@ -261,12 +308,14 @@ TimeNs CollectiveEngine::reductionNs(uint64_t bytes) const {
     if (m_config.localMemBwGBps <= 0) {
         return 0;
     }
-    // ASTRA-sim charges one write and two reads, each truncated on its own, with this exact double expression.
+    // ASTRA-sim charges one write and two reads, each truncated on its own, with this exact double
+    // expression.
     const double perPass = static_cast<double>(bytes) / (m_config.localMemBwGBps * 1e9) * 1e9;
     return 3 * static_cast<TimeNs>(perPass);
 }
 
-// --- ring: one message in flight; send k+1 waits for receipt k -----------------------------------------------------
+// --- ring: one message in flight; send k+1 waits for receipt k
+// -----------------------------------------------------
 
 void CollectiveEngine::ringStart(Stream& s) {
     const PhaseSpec& p = s.engine->spec(s);
@@ -307,12 +356,14 @@ void CollectiveEngine::ringSend(void* p, uint64_t) {
 void CollectiveEngine::ringReceipt(void* p, uint64_t) {
     Stream& s = as(p);
     CollectiveEngine& e = *s.engine;
-    const TimeNs delay = e.spec(s).endpointDelayNs + (s.receipts < s.reducingReceipts ? e.reductionNs(s.msgBytes) : 0);
+    const TimeNs delay =
+        e.spec(s).endpointDelayNs + (s.receipts < s.reducingReceipts ? e.reductionNs(s.msgBytes) : 0);
     ++s.receipts;
     e.later(s, delay, s.receipts == s.steps ? &finishPhase : &ringSend);
 }
 
-// --- direct: up to `window` messages to distinct peers at once ---------------------------------------------------------
+// --- direct: up to `window` messages to distinct peers at once
+// ---------------------------------------------------------
 
 void CollectiveEngine::directStart(Stream& s) {
     const PhaseSpec& p = s.engine->spec(s);
@@ -340,7 +391,8 @@ void CollectiveEngine::directReceipt(void* p, uint64_t) {
     Stream& s = as(p);
     CollectiveEngine& e = *s.engine;
     const PhaseSpec& spec = e.spec(s);
-    const bool reducing = (spec.kind == PhaseKind::AllReduce && s.half == 0) || spec.kind == PhaseKind::ReduceScatter;
+    const bool reducing =
+        (spec.kind == PhaseKind::AllReduce && s.half == 0) || spec.kind == PhaseKind::ReduceScatter;
     e.later(s, spec.endpointDelayNs + (reducing ? e.reductionNs(s.msgBytes) : 0), &directProcessed);
 }
 
@@ -363,7 +415,8 @@ void CollectiveEngine::directProcessed(void* p, uint64_t) {
     e.phaseDone(s);
 }
 
-// --- halving-doubling: partner = position XOR distance ---------------------------------------------------------------
+// --- halving-doubling: partner = position XOR distance
+// ---------------------------------------------------------------
 
 void CollectiveEngine::hdStart(Stream& s) {
     const PhaseSpec& p = s.engine->spec(s);
@@ -394,7 +447,8 @@ void CollectiveEngine::hdSend(void* p, uint64_t) {
     CollectiveEngine& e = *s.engine;
     const PhaseSpec& spec = e.spec(s);
     uint32_t distance;
-    hdStep(spec.kind, spec.peers.size, spec.inputBytes, log2Exact(spec.peers.size), s.receipts, distance, s.msgBytes);
+    hdStep(spec.kind, spec.peers.size, spec.inputBytes, log2Exact(spec.peers.size), s.receipts, distance,
+           s.msgBytes);
     const Rank peer = spec.peers.at(spec.peers.position ^ distance);
     e.sendTo(s, peer, s.msgBytes);
     e.recvFrom(s, peer, s.msgBytes, &hdReceipt);
@@ -412,7 +466,8 @@ void CollectiveEngine::hdReceipt(void* p, uint64_t) {
     e.later(s, delay, s.receipts == s.steps ? &finishPhase : &hdSend);
 }
 
-// --- double binary tree: reduce up, broadcast down, whole chunk per edge ---------------------------------------------
+// --- double binary tree: reduce up, broadcast down, whole chunk per edge
+// ---------------------------------------------
 
 void CollectiveEngine::treeStart(Stream& s) {
     CollectiveEngine& e = *s.engine;
@@ -485,16 +540,18 @@ void CollectiveEngine::finishAfterDelay(void* p, uint64_t) {
     s.engine->later(s, s.engine->spec(s).endpointDelayNs, &finishPhase);
 }
 
-// --- rooted collectives over one line of ranks, root at position 0 ---------------------------------------------------
-// Broadcast: a chain root -> 1 -> 2 ...; reduce: the reverse chain with a reduction per hop; gather and scatter:
-// direct messages of input/n between the root and every other rank.
+// --- rooted collectives over one line of ranks, root at position 0
+// --------------------------------------------------- Broadcast: a chain root -> 1 -> 2 ...; reduce: the
+// reverse chain with a reduction per hop; gather and scatter: direct messages of input/n between the root and
+// every other rank.
 
 void CollectiveEngine::rootedStart(Stream& s) {
     CollectiveEngine& e = *s.engine;
     const PhaseSpec& p = e.spec(s);
     const uint32_t n = p.peers.size;
     const uint32_t pos = p.peers.position;
-    s.msgBytes = (p.kind == PhaseKind::Gather || p.kind == PhaseKind::Scatter) ? p.inputBytes / n : p.inputBytes;
+    s.msgBytes =
+        (p.kind == PhaseKind::Gather || p.kind == PhaseKind::Scatter) ? p.inputBytes / n : p.inputBytes;
     switch (p.kind) {
         case PhaseKind::Broadcast:
             if (pos == 0) {
@@ -538,9 +595,18 @@ void CollectiveEngine::rootedSend(void* p, uint64_t) {
     const uint32_t pos = spec.peers.position;
     const Callback sent{&rootedSent, &s, 0};
     switch (spec.kind) {
-        case PhaseKind::Broadcast: s.expected = 1; e.sendTo(s, spec.peers.at(pos + 1), s.msgBytes, sent); break;
-        case PhaseKind::Reduce: s.expected = 1; e.sendTo(s, spec.peers.at(pos - 1), s.msgBytes, sent); break;
-        case PhaseKind::Gather: s.expected = 1; e.sendTo(s, spec.peers.at(0), s.msgBytes, sent); break;
+        case PhaseKind::Broadcast:
+            s.expected = 1;
+            e.sendTo(s, spec.peers.at(pos + 1), s.msgBytes, sent);
+            break;
+        case PhaseKind::Reduce:
+            s.expected = 1;
+            e.sendTo(s, spec.peers.at(pos - 1), s.msgBytes, sent);
+            break;
+        case PhaseKind::Gather:
+            s.expected = 1;
+            e.sendTo(s, spec.peers.at(0), s.msgBytes, sent);
+            break;
         default:
             s.expected = spec.peers.size - 1;
             for (uint32_t k = 1; k < spec.peers.size; ++k) {
@@ -590,6 +656,103 @@ void CollectiveEngine::rootedProcessed(void* p, uint64_t) {
             }
             break;
     }
+}
+
+// --- custom (MSCCL-style) graphs
+// ----------------------------------------------------------------------------------
+
+const CollectiveEngine::CustomGraph& CollectiveEngine::customGraph(const RankTrace& graph) {
+    auto [it, inserted] = m_customGraphs.try_emplace(&graph);
+    if (inserted) {
+        CustomGraph& g = it->second;
+        const std::size_t n = graph.nodes.size();
+        g.childBegin.assign(n + 1, 0);
+        for (NodeIndex i = 0; i < n; ++i) {
+            for (const NodeIndex* p = graph.parentsBegin(i); p != graph.parentsEnd(i); ++p) {
+                ++g.childBegin[*p + 1];
+            }
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            g.childBegin[i + 1] += g.childBegin[i];
+        }
+        g.children.resize(g.childBegin[n]);
+        std::vector<uint32_t> fill(g.childBegin.begin(), g.childBegin.end() - 1);
+        for (NodeIndex i = 0; i < n; ++i) {
+            for (const NodeIndex* p = graph.parentsBegin(i); p != graph.parentsEnd(i); ++p) {
+                g.children[fill[*p]++] = i;
+            }
+        }
+    }
+    return it->second;
+}
+
+void CollectiveEngine::startCustom(Collective* c, const TraceSet& program, const std::vector<Rank>& members,
+                                   uint64_t tagBase) {
+    const auto position = std::lower_bound(members.begin(), members.end(), c->rank) - members.begin();
+    CustomRun& run = m_customRuns.emplace_back();
+    run = CustomRun{this, c, &program.ranks[static_cast<std::size_t>(position)], &members, tagBase, {}, 0};
+    const RankTrace& graph = *run.graph;
+    run.pending.resize(graph.nodes.size());
+    run.remaining = static_cast<uint32_t>(graph.nodes.size());
+    c->streamsLeft = 1;
+    for (NodeIndex i = 0; i < graph.nodes.size(); ++i) {
+        run.pending[i] = static_cast<uint32_t>(graph.parentCount(i));
+    }
+    if (run.remaining == 0) {
+        m_network.schedule(0, Callback{&customNodeDone, &run, UINT64_MAX});
+        return;
+    }
+    for (NodeIndex i = 0; i < graph.nodes.size(); ++i) {
+        if (run.pending[i] == 0) {
+            startCustomNode(run, i);
+        }
+    }
+}
+
+void CollectiveEngine::startCustomNode(CustomRun& run, NodeIndex index) {
+    const TraceNode& node = run.graph->nodes[index];
+    const Callback done{&customNodeDone, &run, index};
+    const Rank self = run.collective->rank;
+    const uint64_t tag = run.tagBase | (node.tag & ((uint64_t{1} << 22) - 1));
+    switch (node.type) {
+        case NodeType::Send:
+            ++m_messagesSent;
+            m_records[run.collective->record].bytesSentPerDim[0] += node.commSizeBytes;
+            m_network.send(self, (*run.members)[node.peer], tag, node.commSizeBytes, done);
+            break;
+        case NodeType::Recv:
+            m_network.recv((*run.members)[node.peer], self, tag, node.commSizeBytes, done);
+            break;
+        case NodeType::Compute:
+            m_network.schedule(node.durationMicros == 0 ? 1 : node.durationMicros * 1000, done);
+            break;
+        default:
+            m_network.schedule(0, done);
+            break;
+    }
+}
+
+void CollectiveEngine::customNodeDone(void* p, uint64_t index) {
+    CustomRun& run = *static_cast<CustomRun*>(p);
+    CollectiveEngine& e = *run.engine;
+    if (index != UINT64_MAX) {
+        const CustomGraph& g = e.customGraph(*run.graph);
+        for (uint32_t k = g.childBegin[index]; k < g.childBegin[index + 1]; ++k) {
+            if (--run.pending[g.children[k]] == 0) {
+                e.startCustomNode(run, g.children[k]);
+            }
+        }
+        if (--run.remaining > 0) {
+            return;
+        }
+    }
+    Collective* c = run.collective;
+    Record& r = e.m_records[c->record];
+    r.endNs = e.m_network.now();
+    r.finished = true;
+    const Callback finished = c->done;
+    e.m_freeCollectives.push_back(c);
+    finished();
 }
 
 std::string CollectiveEngine::describeUnfinished(Rank rank) const {

@@ -1,8 +1,9 @@
-// The system layer: runs each rank's part of a collective as chunks ("streams") that move through per-dimension
-// phases, each phase executed by a collective algorithm (ring, direct, halving-doubling, double binary tree, and
-// chains for rooted collectives) over the network interface. Timing follows ASTRA-sim 2.x: an endpoint delay when a
-// phase starts and on every receipt, 3 x floor(msg / local-mem-bw) per reducing receipt, per-queue admission of
-// `active-chunks-per-dimension` streams, and priorities from the scheduling policy.
+// The system layer: runs each rank's part of a collective as chunks ("streams") that move through
+// per-dimension phases, each phase executed by a collective algorithm (ring, direct, halving-doubling, double
+// binary tree, and chains for rooted collectives) over the network interface. Timing follows ASTRA-sim 2.x:
+// an endpoint delay when a phase starts and on every receipt, 3 x floor(msg / local-mem-bw) per reducing
+// receipt, per-queue admission of `active-chunks-per-dimension` streams, and priorities from the scheduling
+// policy.
 #ifndef MLNET_SYSTEM_COLLECTIVE_ENGINE_H
 #define MLNET_SYSTEM_COLLECTIVE_ENGINE_H
 
@@ -16,13 +17,24 @@
 #include "system/collective-plan.h"
 #include "system/collective-service.h"
 #include "workload/comm-groups.h"
+#include "workload/trace-set.h"
 
 namespace mlnet {
+
+// MSCCL-style custom implementations: per collective type, one Chakra graph per position in the communicator
+// (SEND/RECV/COMP nodes; comm_src/comm_dst are positions).
+struct CustomCollectives {
+    const TraceSet* allReduce = nullptr;
+    const TraceSet* reduceScatter = nullptr;
+    const TraceSet* allGather = nullptr;
+    const TraceSet* allToAll = nullptr;
+    const TraceSet* forType(CollectiveType type) const;
+};
 
 class CollectiveEngine : public CollectiveService {
 public:
     CollectiveEngine(NetworkApi& network, const SystemConfig& config, const CollectivePlanner& planner,
-                     const CommGroups& groups);
+                     const CommGroups& groups, CustomCollectives custom = {});
 
     void issue(Rank rank, const TraceNode& node, Callback done) override;
     std::string describeUnfinished(Rank rank) const override;
@@ -72,6 +84,26 @@ private:
         uint32_t expected;
     };
     static Stream& as(void* p) { return *static_cast<Stream*>(p); }
+
+    // One rank's run of a custom graph: nodes issue as soon as their parents are done.
+    struct CustomRun {
+        CollectiveEngine* engine;
+        Collective* collective;
+        const RankTrace* graph;
+        const std::vector<Rank>* members;
+        uint64_t tagBase;
+        std::vector<uint32_t> pending;
+        uint32_t remaining;
+    };
+    struct CustomGraph {
+        std::vector<uint32_t> childBegin;
+        std::vector<NodeIndex> children;
+    };
+    void startCustom(Collective* c, const TraceSet& program, const std::vector<Rank>& members,
+                     uint64_t tagBase);
+    void startCustomNode(CustomRun& run, NodeIndex index);
+    static void customNodeDone(void* run, uint64_t index);
+    const CustomGraph& customGraph(const RankTrace& graph);
 
     struct Queue {
         uint32_t running = 0;
@@ -134,6 +166,9 @@ private:
     std::deque<Stream> m_streams;
     std::vector<Stream*> m_freeStreams;
     std::vector<Record> m_records;
+    CustomCollectives m_custom;
+    std::unordered_map<const RankTrace*, CustomGraph> m_customGraphs;
+    std::deque<CustomRun> m_customRuns;
     uint64_t m_messagesSent = 0;
     uint64_t m_issued = 0;
 };

@@ -17,10 +17,17 @@ bool isOneAlgorithm(CollectiveAlgorithm a) {
 
 AlgorithmChoice dimensional(AlgorithmChoice c) {
     switch (c.algorithm) {
-        case CollectiveAlgorithm::OneRing: c.algorithm = CollectiveAlgorithm::Ring; break;
-        case CollectiveAlgorithm::OneDirect: c.algorithm = CollectiveAlgorithm::Direct; break;
-        case CollectiveAlgorithm::OneHalvingDoubling: c.algorithm = CollectiveAlgorithm::HalvingDoubling; break;
-        default: break;
+        case CollectiveAlgorithm::OneRing:
+            c.algorithm = CollectiveAlgorithm::Ring;
+            break;
+        case CollectiveAlgorithm::OneDirect:
+            c.algorithm = CollectiveAlgorithm::Direct;
+            break;
+        case CollectiveAlgorithm::OneHalvingDoubling:
+            c.algorithm = CollectiveAlgorithm::HalvingDoubling;
+            break;
+        default:
+            break;
     }
     return c;
 }
@@ -31,7 +38,8 @@ uint32_t LogicalTopology::numNpus() const {
     return std::accumulate(dimSizes.begin(), dimSizes.end(), uint32_t{1}, std::multiplies<>());
 }
 
-CollectivePlanner::CollectivePlanner(const SystemConfig& config, LogicalTopology topology, uint64_t endpointDelayNs)
+CollectivePlanner::CollectivePlanner(const SystemConfig& config, LogicalTopology topology,
+                                     uint64_t endpointDelayNs)
     : m_config(config), m_topology(std::move(topology)), m_endpointDelayNs(endpointDelayNs) {
     uint32_t stride = 1;
     for (uint32_t size : m_topology.dimSizes) {
@@ -58,14 +66,16 @@ std::string CollectivePlanner::validate() const {
         for (std::size_t d = 0; d < list.size(); ++d) {
             const AlgorithmChoice a = dimensional(list[d]);
             if (a.algorithm == CollectiveAlgorithm::DoubleBinaryTree && !allowTree) {
-                problems += m_config.path + ": key '" + key + "': doubleBinaryTree implements all-reduce only\n";
+                problems +=
+                    m_config.path + ": key '" + key + "': doubleBinaryTree implements all-reduce only\n";
             }
             const uint32_t n = one ? m_topology.numNpus() : (d < dims ? m_topology.dimSizes[d] : 1);
             const bool powerOfTwo = (n & (n - 1)) == 0;
             if ((a.algorithm == CollectiveAlgorithm::HalvingDoubling ||
                  a.algorithm == CollectiveAlgorithm::DoubleBinaryTree) &&
                 !powerOfTwo) {
-                problems += m_config.path + ": key '" + key + "': " + std::string(toString(list[d].algorithm)) +
+                problems += m_config.path + ": key '" + key +
+                            "': " + std::string(toString(list[d].algorithm)) +
                             " needs a power-of-two group, but dimension " + std::to_string(d) + " has " +
                             std::to_string(n) + " NPUs\n";
             }
@@ -77,20 +87,29 @@ std::string CollectivePlanner::validate() const {
     check("all-to-all-implementation", m_config.allToAll, false);
     for (const AlgorithmChoice& a : m_config.allToAll) {
         if (dimensional(a).algorithm == CollectiveAlgorithm::HalvingDoubling) {
-            problems += m_config.path + ": key 'all-to-all-implementation': halvingDoubling has no all-to-all\n";
+            problems +=
+                m_config.path + ": key 'all-to-all-implementation': halvingDoubling has no all-to-all\n";
         }
     }
     return problems;
 }
 
-AlgorithmChoice CollectivePlanner::algorithmFor(CollectiveType type, uint32_t dimension, bool flattened) const {
+AlgorithmChoice CollectivePlanner::algorithmFor(CollectiveType type, uint32_t dimension,
+                                                bool flattened) const {
     const std::vector<AlgorithmChoice>* list = &m_config.allReduce;
     switch (type) {
         case CollectiveType::ReduceScatter:
-        case CollectiveType::ReduceScatterBlock: list = &m_config.reduceScatter; break;
-        case CollectiveType::AllGather: list = &m_config.allGather; break;
-        case CollectiveType::AllToAll: list = &m_config.allToAll; break;
-        default: break;
+        case CollectiveType::ReduceScatterBlock:
+            list = &m_config.reduceScatter;
+            break;
+        case CollectiveType::AllGather:
+            list = &m_config.allGather;
+            break;
+        case CollectiveType::AllToAll:
+            list = &m_config.allToAll;
+            break;
+        default:
+            break;
     }
     if (list->empty()) {
         return {};
@@ -102,14 +121,15 @@ AlgorithmChoice CollectivePlanner::algorithmFor(CollectiveType type, uint32_t di
 }
 
 std::vector<DimensionSpan> CollectivePlanner::spans(Rank rank, const std::vector<Rank>& members,
-                                                    uint32_t involvedDims, bool forceFlat, bool& flattened) const {
+                                                    uint32_t involvedDims, bool forceFlat,
+                                                    bool& flattened) const {
     flattened = false;
     std::vector<DimensionSpan> out;
     if (forceFlat) {
         const auto position = std::lower_bound(members.begin(), members.end(), rank) - members.begin();
         if (members.size() > 1) {
-            out.push_back({0, PeerSet{static_cast<uint32_t>(members.size()), static_cast<uint32_t>(position), 0, 1,
-                                      &members}});
+            out.push_back({0, PeerSet{static_cast<uint32_t>(members.size()), static_cast<uint32_t>(position),
+                                      0, 1, &members}});
         }
         return out;
     }
@@ -123,18 +143,20 @@ std::vector<DimensionSpan> CollectivePlanner::spans(Rank rank, const std::vector
                 continue;
             }
             const uint32_t coordinate = rank / m_strides[d] % n;
-            out.push_back({d, PeerSet{n, coordinate, rank - coordinate * m_strides[d], m_strides[d], nullptr}});
+            out.push_back(
+                {d, PeerSet{n, coordinate, rank - coordinate * m_strides[d], m_strides[d], nullptr}});
         }
         return out;
     }
     if (!world) {
-        // A communicator aligned with topology dimensions (all NPUs that differ from `rank` only in a set of whole
-        // dimensions) keeps those dimensions instead of becoming a flat ring.
+        // A communicator aligned with topology dimensions (all NPUs that differ from `rank` only in a set of
+        // whole dimensions) keeps those dimensions instead of becoming a flat ring.
         std::vector<uint32_t> varying;
         uint64_t expected = 1;
         for (uint32_t d = 0; d < dims; ++d) {
             const uint32_t n = m_topology.dimSizes[d];
-            const Rank other = rank - (rank / m_strides[d] % n) * m_strides[d] + ((rank / m_strides[d] + 1) % n) * m_strides[d];
+            const Rank other = rank - (rank / m_strides[d] % n) * m_strides[d] +
+                               ((rank / m_strides[d] + 1) % n) * m_strides[d];
             if (n > 1 && std::binary_search(members.begin(), members.end(), other)) {
                 varying.push_back(d);
                 expected *= n;
@@ -154,7 +176,8 @@ std::vector<DimensionSpan> CollectivePlanner::spans(Rank rank, const std::vector
             for (uint32_t d : varying) {
                 const uint32_t n = m_topology.dimSizes[d];
                 const uint32_t coordinate = rank / m_strides[d] % n;
-                out.push_back({d, PeerSet{n, coordinate, rank - coordinate * m_strides[d], m_strides[d], nullptr}});
+                out.push_back(
+                    {d, PeerSet{n, coordinate, rank - coordinate * m_strides[d], m_strides[d], nullptr}});
             }
             return out;
         }
@@ -162,7 +185,8 @@ std::vector<DimensionSpan> CollectivePlanner::spans(Rank rank, const std::vector
     flattened = !world;
     const auto position = std::lower_bound(members.begin(), members.end(), rank) - members.begin();
     if (members.size() > 1) {
-        out.push_back({0, PeerSet{static_cast<uint32_t>(members.size()), static_cast<uint32_t>(position), 0, 1, &members}});
+        out.push_back({0, PeerSet{static_cast<uint32_t>(members.size()), static_cast<uint32_t>(position), 0,
+                                  1, &members}});
     }
     return out;
 }
@@ -178,7 +202,8 @@ std::vector<uint64_t> CollectivePlanner::chunks(CollectiveType type, uint64_t co
     if (chunk == 0) {
         return {size};  // an all-gather shard smaller than the split count travels whole
     }
-    // Every stream carries a full chunk, so a remainder adds one more whole chunk (ASTRA-sim's generate_collective).
+    // Every stream carries a full chunk, so a remainder adds one more whole chunk (ASTRA-sim's
+    // generate_collective).
     return std::vector<uint64_t>((size + chunk - 1) / chunk, chunk);
 }
 
@@ -188,17 +213,20 @@ std::vector<PhaseSpec> CollectivePlanner::phases(CollectiveType type, uint64_t c
     std::vector<PhaseSpec> out;
     const uint64_t delay = flattened ? kFlattenedEndpointDelayNs : m_endpointDelayNs;
     auto add = [&](PhaseKind kind, const DimensionSpan& span, uint64_t bytes) {
-        out.push_back({kind, algorithmFor(type, span.dimension, flattened), span.peers, bytes, span.dimension, delay});
+        out.push_back(
+            {kind, algorithmFor(type, span.dimension, flattened), span.peers, bytes, span.dimension, delay});
     };
     if (spans.empty()) {
         return out;
     }
     switch (type) {
         case CollectiveType::AllReduce: {
-            const bool themis = m_config.dimensionScheduling == DimensionScheduling::Themis && spans.size() > 1;
+            const bool themis =
+                m_config.dimensionScheduling == DimensionScheduling::Themis && spans.size() > 1;
             if (themis) {
-                // Greedy Themis order: each reduce-scatter goes to the dimension whose accumulated busy time stays
-                // lowest; the all-gathers mirror it. Every rank runs the same arithmetic, so orders agree.
+                // Greedy Themis order: each reduce-scatter goes to the dimension whose accumulated busy time
+                // stays lowest; the all-gathers mirror it. Every rank runs the same arithmetic, so orders
+                // agree.
                 std::vector<std::size_t> left(spans.size());
                 std::iota(left.begin(), left.end(), 0);
                 std::vector<std::size_t> order;
@@ -272,16 +300,20 @@ std::vector<PhaseSpec> CollectivePlanner::phases(CollectiveType type, uint64_t c
         case CollectiveType::Barrier:
             for (const DimensionSpan& span : spans) {
                 // A barrier is an all-to-all of one byte per peer: every rank hears from every other.
-                out.push_back({PhaseKind::AllToAll, {CollectiveAlgorithm::Direct, 0}, span.peers, span.peers.size,
-                               span.dimension, delay});
+                out.push_back({PhaseKind::AllToAll,
+                               {CollectiveAlgorithm::Direct, 0},
+                               span.peers,
+                               span.peers.size,
+                               span.dimension,
+                               delay});
             }
             break;
         case CollectiveType::Broadcast:
         case CollectiveType::Reduce:
         case CollectiveType::Gather:
         case CollectiveType::Scatter: {
-            // Rooted collectives run over the whole communicator as one line (spans() flattens them), rooted at
-            // its first member.
+            // Rooted collectives run over the whole communicator as one line (spans() flattens them), rooted
+            // at its first member.
             PhaseKind kind = type == CollectiveType::Broadcast ? PhaseKind::Broadcast
                              : type == CollectiveType::Reduce  ? PhaseKind::Reduce
                              : type == CollectiveType::Gather  ? PhaseKind::Gather

@@ -1,6 +1,7 @@
-// How one rank's part of a collective is cut into chunks and phases: which peers each phase talks to, with which
-// algorithm and how many bytes, following ASTRA-sim's system layer (chunking, baseline and localBWAware
-// decompositions over dimensions, dimension 0 = fastest-varying rank digit) plus Themis' dynamic dimension order.
+// How one rank's part of a collective is cut into chunks and phases: which peers each phase talks to, with
+// which algorithm and how many bytes, following ASTRA-sim's system layer (chunking, baseline and localBWAware
+// decompositions over dimensions, dimension 0 = fastest-varying rank digit) plus Themis' dynamic dimension
+// order.
 #ifndef MLNET_SYSTEM_COLLECTIVE_PLAN_H
 #define MLNET_SYSTEM_COLLECTIVE_PLAN_H
 
@@ -13,8 +14,8 @@
 
 namespace mlnet {
 
-// The ranks a phase talks to, in ring order; a rank's position is its index. Either a strided line through one
-// dimension of the logical topology or an explicit list (flattened communicators).
+// The ranks a phase talks to, in ring order; a rank's position is its index. Either a strided line through
+// one dimension of the logical topology or an explicit list (flattened communicators).
 struct PeerSet {
     uint32_t size = 1;
     uint32_t position = 0;
@@ -25,7 +26,16 @@ struct PeerSet {
     Rank at(uint32_t i) const { return list ? (*list)[i] : base + i * stride; }
 };
 
-enum class PhaseKind : uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll, Broadcast, Reduce, Gather, Scatter };
+enum class PhaseKind : uint8_t {
+    AllReduce,
+    ReduceScatter,
+    AllGather,
+    AllToAll,
+    Broadcast,
+    Reduce,
+    Gather,
+    Scatter
+};
 
 struct PhaseSpec {
     PhaseKind kind;
@@ -55,19 +65,21 @@ public:
     // Problems with the configuration for this topology (implementation list lengths, ...), one per line.
     std::string validate() const;
 
-    // Dimensions (or one flattened span) for a collective of `rank` on communicator `members` (ascending ranks).
-    // `forceFlat` asks for one line over the members (rooted collectives); `flattened` is set when a sub-communicator
-    // does not align with topology dimensions and so becomes ASTRA-sim's flat ring.
+    // Dimensions (or one flattened span) for a collective of `rank` on communicator `members` (ascending
+    // ranks). `forceFlat` asks for one line over the members (rooted collectives); `flattened` is set when a
+    // sub-communicator does not align with topology dimensions and so becomes ASTRA-sim's flat ring.
     std::vector<DimensionSpan> spans(Rank rank, const std::vector<Rank>& members, uint32_t involvedDims,
                                      bool forceFlat, bool& flattened) const;
 
-    // Chunk sizes of a collective of `commSizeBytes` (ASTRA-sim's determine_chunk_size; the small-size rewrite
-    // applies to every type but ALL_GATHER).
+    // Chunk sizes of a collective of `commSizeBytes` (ASTRA-sim's determine_chunk_size; the small-size
+    // rewrite applies to every type but ALL_GATHER).
     std::vector<uint64_t> chunks(CollectiveType type, uint64_t commSizeBytes) const;
 
-    // Phases for one chunk. `themisLoadNs` (per dimension, per rank) is read and updated when Themis ordering is on.
-    std::vector<PhaseSpec> phases(CollectiveType type, uint64_t chunkBytes, const std::vector<DimensionSpan>& spans,
-                                  bool flattened, std::vector<double>& themisLoadNs) const;
+    // Phases for one chunk. `themisLoadNs` (per dimension, per rank) is read and updated when Themis ordering
+    // is on.
+    std::vector<PhaseSpec> phases(CollectiveType type, uint64_t chunkBytes,
+                                  const std::vector<DimensionSpan>& spans, bool flattened,
+                                  std::vector<double>& themisLoadNs) const;
 
     const LogicalTopology& topology() const { return m_topology; }
 

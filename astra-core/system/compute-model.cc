@@ -40,10 +40,17 @@ MemoryModel::MemoryModel(const RemoteMemoryConfig& config, double localMemBwGBps
     : m_config(config), m_localBytesPerNs(localMemBwGBps) {
     std::size_t devices = 0;
     switch (config.type) {
-        case MemoryType::NoMemoryExpansion: break;
-        case MemoryType::PerNpuMemoryExpansion: devices = numRanks; break;
-        case MemoryType::PerNodeMemoryExpansion: devices = std::max<uint32_t>(config.numNodes, 1); break;
-        case MemoryType::MemoryPool: devices = 1; break;
+        case MemoryType::NoMemoryExpansion:
+            break;
+        case MemoryType::PerNpuMemoryExpansion:
+            devices = numRanks;
+            break;
+        case MemoryType::PerNodeMemoryExpansion:
+            devices = std::max<uint32_t>(config.numNodes, 1);
+            break;
+        case MemoryType::MemoryPool:
+            devices = 1;
+            break;
     }
     m_busyUntil.assign(devices, 0);
 }
@@ -54,7 +61,8 @@ std::string MemoryModel::whyUnusable(uint32_t numRanks) const {
     }
     if (m_config.type == MemoryType::PerNodeMemoryExpansion &&
         uint64_t{m_config.numNodes} * m_config.numNpusPerNode < numRanks) {
-        return "num-nodes x num-npus-per-node (" + std::to_string(uint64_t{m_config.numNodes} * m_config.numNpusPerNode) +
+        return "num-nodes x num-npus-per-node (" +
+               std::to_string(uint64_t{m_config.numNodes} * m_config.numNpusPerNode) +
                ") is smaller than the number of NPUs (" + std::to_string(numRanks) + ")";
     }
     return {};

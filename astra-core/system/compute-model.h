@@ -1,5 +1,5 @@
-// Time of compute and memory nodes: replay of the recorded duration, ASTRA-sim's roofline, and the remote-memory
-// models of --remote-memory-configuration.
+// Time of compute and memory nodes: replay of the recorded duration, ASTRA-sim's roofline, and the
+// remote-memory models of --remote-memory-configuration.
 #ifndef MLNET_SYSTEM_COMPUTE_MODEL_H
 #define MLNET_SYSTEM_COMPUTE_MODEL_H
 
@@ -25,8 +25,9 @@ private:
     double m_peakOpsPerNs;
 };
 
-// MEM_LOAD / MEM_STORE. Without memory expansion a tensor moves at local-mem-bw; the expansion models serialise
-// accesses on the memory that serves the NPU (its own, its node's, or one pool) and add the remote latency.
+// MEM_LOAD / MEM_STORE. Without memory expansion a tensor moves at local-mem-bw; the expansion models
+// serialise accesses on the memory that serves the NPU (its own, its node's, or one pool) and add the remote
+// latency.
 class MemoryModel {
 public:
     MemoryModel(const RemoteMemoryConfig& config, double localMemBwGBps, uint32_t numRanks);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 
 namespace mlnet {
 
@@ -24,7 +25,8 @@ LogicalTopology logicalTopologyOf(const Topology& topology) {
 }
 
 SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, const Topology& topology,
-                           const RemoteMemoryConfig& memory, const SimulationOptions& options, Diagnostics& diag) {
+                           const RemoteMemoryConfig& memory, const SimulationOptions& options,
+                           Diagnostics& diag) {
     SimulationOutcome outcome;
     if (traces.numRanks() != topology.numNpus()) {
         diag.error(traces.prefix + ": the trace set has " + std::to_string(traces.numRanks()) +
@@ -34,13 +36,48 @@ SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, c
     }
     SystemConfig config = system;
     config.queuesPerDimension = options.queuesPerDimension;
-    const auto endpointDelayNs = static_cast<uint64_t>(static_cast<double>(system.endpointDelayNs) * options.injectionScale);
+    const auto endpointDelayNs =
+        static_cast<uint64_t>(static_cast<double>(system.endpointDelayNs) * options.injectionScale);
     CollectivePlanner planner(config, logicalTopologyOf(topology), endpointDelayNs);
     std::string problems = planner.validate();
 
+    // Custom collective implementations: one graph per communicator position, which must match every
+    // communicator the collective runs on.
+    std::vector<std::unique_ptr<TraceSet>> programs;
+    CustomCollectives custom;
+    const std::pair<const std::string*, const TraceSet**> slots[] = {
+        {&config.allReduceCustom, &custom.allReduce},
+        {&config.reduceScatterCustom, &custom.reduceScatter},
+        {&config.allGatherCustom, &custom.allGather},
+        {&config.allToAllCustom, &custom.allToAll}};
+    for (const auto& [prefix, slot] : slots) {
+        if (!prefix->empty()) {
+            programs.push_back(std::make_unique<TraceSet>(loadTraceSet(*prefix, {}, diag)));
+            *slot = programs.back().get();
+        }
+    }
+    for (const RankTrace& trace : traces.ranks) {
+        for (const TraceNode& node : trace.nodes) {
+            const TraceSet* program =
+                node.isSimulatedCollective() ? custom.forType(node.collective) : nullptr;
+            if (program && program->numRanks() != traces.groups.members(node.group)->size()) {
+                problems += atNode(trace.path, node.id) + ": the custom " +
+                            std::string(toString(node.collective)) + " implementation " + program->prefix +
+                            " has " + std::to_string(program->numRanks()) + " ranks but communicator " +
+                            std::to_string(node.group) + " has " +
+                            std::to_string(traces.groups.members(node.group)->size()) + "\n";
+                break;
+            }
+        }
+    }
+    if (diag.hasErrors()) {
+        return outcome;
+    }
+
     EventQueue queue;
-    std::unique_ptr<AnalyticalNetwork> network = makeAnalyticalNetwork(topology, options.model, queue, options.routing);
-    CollectiveEngine engine(*network, config, planner, traces.groups);
+    std::unique_ptr<AnalyticalNetwork> network =
+        makeAnalyticalNetwork(topology, options.model, queue, options.routing);
+    CollectiveEngine engine(*network, config, planner, traces.groups, custom);
     ComputeModel compute(config);
     MemoryModel memoryModel(memory, config.localMemBwGBps, traces.numRanks());
     ExecutorOptions executorOptions = options.executor;

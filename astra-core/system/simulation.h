@@ -1,5 +1,5 @@
-// One analytical simulation: trace set + system configuration + topology + memory model in, per-rank finish times
-// and per-collective records out. Shared by mlnet-analytical, the tests and the benchmarks.
+// One analytical simulation: trace set + system configuration + topology + memory model in, per-rank finish
+// times and per-collective records out. Shared by mlnet-analytical, the tests and the benchmarks.
 #ifndef MLNET_SYSTEM_SIMULATION_H
 #define MLNET_SYSTEM_SIMULATION_H
 
@@ -35,10 +35,11 @@ struct SimulationOutcome {
     double wallSeconds = 0;
 };
 
-// Configuration problems (topology size differs from the trace, algorithm lists, untimeable nodes) are reported to
-// `diag` and nothing runs.
+// Configuration problems (topology size differs from the trace, algorithm lists, untimeable nodes) are
+// reported to `diag` and nothing runs.
 SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, const Topology& topology,
-                           const RemoteMemoryConfig& memory, const SimulationOptions& options, Diagnostics& diag);
+                           const RemoteMemoryConfig& memory, const SimulationOptions& options,
+                           Diagnostics& diag);
 
 // The logical topology collectives see: the network's dimensions, or one dimension over every NPU for graphs.
 LogicalTopology logicalTopologyOf(const Topology& topology);

@@ -41,7 +41,8 @@ bool parseJson(const std::string& text, const std::string& path, json& doc, Diag
 
 class KeyReader {
 public:
-    KeyReader(const json& doc, const std::string& path, Diagnostics& diag) : m_doc(doc), m_path(path), m_diag(diag) {}
+    KeyReader(const json& doc, const std::string& path, Diagnostics& diag)
+        : m_doc(doc), m_path(path), m_diag(diag) {}
 
     std::string where(const std::string& key) const { return m_path + ": key '" + key + "'"; }
 
@@ -51,9 +52,11 @@ public:
             return;
         }
         const json& v = m_doc[key];
-        if (!v.is_number_integer() || (v.is_number_integer() && v.get<int64_t>() < static_cast<int64_t>(min)) ||
+        if (!v.is_number_integer() ||
+            (v.is_number_integer() && v.get<int64_t>() < static_cast<int64_t>(min)) ||
             v.get<uint64_t>() > std::numeric_limits<T>::max()) {
-            m_diag.error(where(key) + ": expected an integer >= " + std::to_string(min) + ", found " + v.dump());
+            m_diag.error(where(key) + ": expected an integer >= " + std::to_string(min) + ", found " +
+                         v.dump());
             return;
         }
         out = v.get<T>();
@@ -117,7 +120,8 @@ public:
                 c.algorithm = CollectiveAlgorithm::Direct;
                 const std::string n = name.substr(6);
                 if (!n.empty()) {
-                    if (n.find_first_not_of("0123456789") != std::string::npos || n.size() > 9 || std::stoul(n) == 0) {
+                    if (n.find_first_not_of("0123456789") != std::string::npos || n.size() > 9 ||
+                        std::stoul(n) == 0) {
                         m_diag.error(where(key) + ": '" + name + "': directN needs a positive window N");
                         continue;
                     }
@@ -164,13 +168,20 @@ private:
 
 std::string_view toString(CollectiveAlgorithm algorithm) {
     switch (algorithm) {
-        case CollectiveAlgorithm::Ring: return "ring";
-        case CollectiveAlgorithm::Direct: return "direct";
-        case CollectiveAlgorithm::HalvingDoubling: return "halvingDoubling";
-        case CollectiveAlgorithm::DoubleBinaryTree: return "doubleBinaryTree";
-        case CollectiveAlgorithm::OneRing: return "oneRing";
-        case CollectiveAlgorithm::OneDirect: return "oneDirect";
-        case CollectiveAlgorithm::OneHalvingDoubling: return "oneHalvingDoubling";
+        case CollectiveAlgorithm::Ring:
+            return "ring";
+        case CollectiveAlgorithm::Direct:
+            return "direct";
+        case CollectiveAlgorithm::HalvingDoubling:
+            return "halvingDoubling";
+        case CollectiveAlgorithm::DoubleBinaryTree:
+            return "doubleBinaryTree";
+        case CollectiveAlgorithm::OneRing:
+            return "oneRing";
+        case CollectiveAlgorithm::OneDirect:
+            return "oneDirect";
+        case CollectiveAlgorithm::OneHalvingDoubling:
+            return "oneHalvingDoubling";
     }
     return "?";
 }
@@ -183,13 +194,13 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
         return c;
     }
     static const char* const kKnown[] = {
-        "scheduling-policy", "collective-optimization", "active-chunks-per-dimension", "preferred-dataset-splits",
-        "endpoint-delay", "local-mem-bw", "peak-perf", "roofline-enabled", "replay-only", "trace-enabled",
-        "track-local-mem", "local-mem-trace-filename", "model-shared-bus", "L", "o", "g", "G",
-        "local-reduction-delay", "all-reduce-implementation", "reduce-scatter-implementation",
-        "all-gather-implementation", "all-to-all-implementation", "all-reduce-implementation-custom",
-        "reduce-scatter-implementation-custom", "all-gather-implementation-custom",
-        "all-to-all-implementation-custom", "inter-dimension-scheduling",
+        "scheduling-policy", "collective-optimization", "active-chunks-per-dimension",
+        "preferred-dataset-splits", "endpoint-delay", "local-mem-bw", "peak-perf", "roofline-enabled",
+        "replay-only", "trace-enabled", "track-local-mem", "local-mem-trace-filename", "model-shared-bus",
+        "L", "o", "g", "G", "local-reduction-delay", "all-reduce-implementation",
+        "reduce-scatter-implementation", "all-gather-implementation", "all-to-all-implementation",
+        "all-reduce-implementation-custom", "reduce-scatter-implementation-custom",
+        "all-gather-implementation-custom", "all-to-all-implementation-custom", "inter-dimension-scheduling",
         // accepted by ASTRA-sim but without effect there
         "boost-mode", "intra-dimension-scheduling"};
     for (auto it = doc.begin(); it != doc.end(); ++it) {
@@ -199,11 +210,15 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
     }
     KeyReader r(doc, path, diag);
     r.choice("scheduling-policy", c.schedulingPolicy,
-             {{"LIFO", SchedulingPolicy::Lifo}, {"FIFO", SchedulingPolicy::Fifo}, {"EXPLICIT", SchedulingPolicy::Explicit}});
+             {{"LIFO", SchedulingPolicy::Lifo},
+              {"FIFO", SchedulingPolicy::Fifo},
+              {"EXPLICIT", SchedulingPolicy::Explicit}});
     r.choice("collective-optimization", c.collectiveOptimization,
-             {{"baseline", CollectiveOptimization::Baseline}, {"localBWAware", CollectiveOptimization::LocalBwAware}});
+             {{"baseline", CollectiveOptimization::Baseline},
+              {"localBWAware", CollectiveOptimization::LocalBwAware}});
     r.choice("inter-dimension-scheduling", c.dimensionScheduling,
-             {{"ascending", DimensionScheduling::Ascending}, {"themis", DimensionScheduling::Themis},
+             {{"ascending", DimensionScheduling::Ascending},
+              {"themis", DimensionScheduling::Themis},
               {"OfflineGreedy", DimensionScheduling::Themis}});
     r.unsignedInt("active-chunks-per-dimension", c.activeChunksPerDimension, 1);
     r.unsignedInt("preferred-dataset-splits", c.preferredDatasetSplits, 1);
@@ -217,10 +232,11 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
     r.flag("track-local-mem", unused);
     r.flag("model-shared-bus", unused);
     if (unused && doc.contains("model-shared-bus") && doc["model-shared-bus"] == 1) {
-        diag.error(r.where("model-shared-bus") + ": the LogGP shared-bus model is not supported; set it to 0");
+        diag.error(r.where("model-shared-bus") +
+                   ": the LogGP shared-bus model is not supported; set it to 0");
     }
-    for (const char* key : {"boost-mode", "intra-dimension-scheduling", "L", "o", "g", "G", "local-reduction-delay",
-                            "local-mem-trace-filename", "track-local-mem"}) {
+    for (const char* key : {"boost-mode", "intra-dimension-scheduling", "L", "o", "g", "G",
+                            "local-reduction-delay", "local-mem-trace-filename", "track-local-mem"}) {
         if (doc.contains(key)) {
             diag.warning(r.where(key) + ": accepted for compatibility; it has no effect");
         }
@@ -257,16 +273,17 @@ RemoteMemoryConfig loadRemoteMemoryConfig(const std::string& path, Diagnostics& 
         return c;
     }
     for (auto it = doc.begin(); it != doc.end(); ++it) {
-        static const char* const kKnown[] = {"memory-type", "num-nodes", "num-npus-per-node", "remote-mem-latency",
-                                             "remote-mem-bw"};
+        static const char* const kKnown[] = {"memory-type", "num-nodes", "num-npus-per-node",
+                                             "remote-mem-latency", "remote-mem-bw"};
         if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) {
             diag.error(path + ": unknown key '" + it.key() + "'");
         }
     }
     KeyReader r(doc, path, diag);
     if (!doc.contains("memory-type")) {
-        diag.error(path + ": key 'memory-type' is required (NO_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION, "
-                          "PER_NPU_MEMORY_EXPANSION or MEMORY_POOL)");
+        diag.error(path +
+                   ": key 'memory-type' is required (NO_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION, "
+                   "PER_NPU_MEMORY_EXPANSION or MEMORY_POOL)");
         return c;
     }
     r.choice("memory-type", c.type,

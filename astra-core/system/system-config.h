@@ -1,6 +1,6 @@
-// ASTRA-sim's system JSON (--system-configuration) and remote-memory JSON (--remote-memory-configuration), read
-// strictly: every key ASTRA-sim 2.x parses is understood, keys it accepts but ignores are warned about, anything else
-// is an error naming the file and the key.
+// ASTRA-sim's system JSON (--system-configuration) and remote-memory JSON (--remote-memory-configuration),
+// read strictly: every key ASTRA-sim 2.x parses is understood, keys it accepts but ignores are warned about,
+// anything else is an error naming the file and the key.
 #ifndef MLNET_SYSTEM_SYSTEM_CONFIG_H
 #define MLNET_SYSTEM_SYSTEM_CONFIG_H
 
@@ -12,10 +12,19 @@
 
 namespace mlnet {
 
-enum class CollectiveAlgorithm { Ring, Direct, HalvingDoubling, DoubleBinaryTree, OneRing, OneDirect, OneHalvingDoubling };
+enum class CollectiveAlgorithm {
+    Ring,
+    Direct,
+    HalvingDoubling,
+    DoubleBinaryTree,
+    OneRing,
+    OneDirect,
+    OneHalvingDoubling
+};
 enum class SchedulingPolicy { Lifo, Fifo, Explicit };
 enum class CollectiveOptimization { Baseline, LocalBwAware };
-// Order in which a chunk visits the dimensions: fixed ascending (ASTRA-sim 2.x) or Themis' dynamic load balancing.
+// Order in which a chunk visits the dimensions: fixed ascending (ASTRA-sim 2.x) or Themis' dynamic load
+// balancing.
 enum class DimensionScheduling { Ascending, Themis };
 
 struct AlgorithmChoice {
@@ -29,7 +38,7 @@ struct SystemConfig {
     DimensionScheduling dimensionScheduling = DimensionScheduling::Ascending;
     uint32_t activeChunksPerDimension = 1;
     uint32_t preferredDatasetSplits = 0;  // required
-    uint32_t queuesPerDimension = 1;  // --num-queues-per-dim (command line, not JSON)
+    uint32_t queuesPerDimension = 1;      // --num-queues-per-dim (command line, not JSON)
     uint64_t endpointDelayNs = 10;
     double localMemBwGBps = 0;  // GB/s with GB = 1e9 bytes; 0: no local reduction cost
     double peakPerfTflops = 0;

@@ -80,10 +80,14 @@ TraceExecutor::Slot TraceExecutor::slotOf(const TraceNode& node) const {
         return kCpu;
     }
     switch (node.type) {
-        case NodeType::Compute: return kGpuCompute;
-        case NodeType::Recv: return kUnlimited;
-        case NodeType::Collective: return m_options.overlapCollectives ? kUnlimited : kGpuComm;
-        default: return kGpuComm;  // SEND, memory, METADATA and INVALID take the communication slot
+        case NodeType::Compute:
+            return kGpuCompute;
+        case NodeType::Recv:
+            return kUnlimited;
+        case NodeType::Collective:
+            return m_options.overlapCollectives ? kUnlimited : kGpuComm;
+        default:
+            return kGpuComm;  // SEND, memory, METADATA and INVALID take the communication slot
     }
 }
 
@@ -115,8 +119,8 @@ void TraceExecutor::startRank(uint64_t rank) {
 
 void TraceExecutor::issueReady(Rank rank) {
     RankState& state = m_ranks[rank];
-    // Among the slots that can take a node, always issue the smallest ready id next: the order ASTRA-sim's loop
-    // over the id-sorted free set would issue them.
+    // Among the slots that can take a node, always issue the smallest ready id next: the order ASTRA-sim's
+    // loop over the id-sorted free set would issue them.
     while (true) {
         int best = -1;
         for (int s = 0; s < kNumSlots; ++s) {
@@ -161,11 +165,19 @@ void TraceExecutor::startNode(Rank rank, NodeIndex index) {
         case NodeType::MemStore:
             m_network.schedule(m_memory.accessNs(rank, node.tensorSizeBytes, m_network.now()), done);
             break;
-        case NodeType::Send: m_network.send(rank, node.peer, node.tag, node.commSizeBytes, done); break;
-        case NodeType::Recv: m_network.recv(node.peer, rank, node.tag, node.commSizeBytes, done); break;
-        case NodeType::Collective: m_collectives.issue(rank, node, done); break;
+        case NodeType::Send:
+            m_network.send(rank, node.peer, node.tag, node.commSizeBytes, done);
+            break;
+        case NodeType::Recv:
+            m_network.recv(node.peer, rank, node.tag, node.commSizeBytes, done);
+            break;
+        case NodeType::Collective:
+            m_collectives.issue(rank, node, done);
+            break;
         case NodeType::Metadata:
-        case NodeType::Invalid: m_network.schedule(0, done); break;
+        case NodeType::Invalid:
+            m_network.schedule(0, done);
+            break;
     }
 }
 
@@ -216,8 +228,8 @@ std::string TraceExecutor::stallReport() const {
                 out << ": " << node.commSizeBytes << " B to rank " << node.peer << " with tag " << node.tag
                     << " not delivered";
             } else if (node.isSimulatedCollective()) {
-                out << ": " << toString(node.collective) << " of " << node.commSizeBytes << " B on communicator "
-                    << node.group << " not complete";
+                out << ": " << toString(node.collective) << " of " << node.commSizeBytes
+                    << " B on communicator " << node.group << " not complete";
             }
             out << "\n";
         }

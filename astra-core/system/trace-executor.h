@@ -1,7 +1,7 @@
-// Replays every rank's dependency graph with ASTRA-sim's issue semantics: dependency-free nodes are visited in
-// ascending id; a node issues only if its resource is free (one CPU op, one GPU compute op and one GPU communication
-// op in flight per rank; receives unlimited). Compute and memory take the time of their models, point-to-point
-// messages go to the network and collectives to the system layer.
+// Replays every rank's dependency graph with ASTRA-sim's issue semantics: dependency-free nodes are visited
+// in ascending id; a node issues only if its resource is free (one CPU op, one GPU compute op and one GPU
+// communication op in flight per rank; receives unlimited). Compute and memory take the time of their models,
+// point-to-point messages go to the network and collectives to the system layer.
 #ifndef MLNET_SYSTEM_TRACE_EXECUTOR_H
 #define MLNET_SYSTEM_TRACE_EXECUTOR_H
 
@@ -17,7 +17,8 @@
 namespace mlnet {
 
 struct ExecutorOptions {
-    // Collectives do not take the communication slot, so several may run at once on a rank (NCCL-like streams).
+    // Collectives do not take the communication slot, so several may run at once on a rank (NCCL-like
+    // streams).
     bool overlapCollectives = false;
     bool replayOnly = false;  // every node, communication included, takes its recorded duration
 };
@@ -27,7 +28,8 @@ public:
     TraceExecutor(const TraceSet& traces, NetworkApi& network, CollectiveService& collectives,
                   const ComputeModel& compute, MemoryModel& memory, ExecutorOptions options = {});
 
-    // Problems that would stop the run (untimeable nodes, unusable memory model), one per line; empty if none.
+    // Problems that would stop the run (untimeable nodes, unusable memory model), one per line; empty if
+    // none.
     std::string validate() const;
     // Schedules every rank's first issue at the current time. Run the network's event loop afterwards.
     void start();

@@ -1,10 +1,11 @@
-// mlnet-analytical: runs Chakra traces on the analytical network with ASTRA-sim's command-line flags and files.
-// Prints one ASTRA-sim result line per rank; --report writes per-rank times and per-collective records as JSON.
-// Exit status: 0 finished, 1 usage error, 2 invalid input, 3 the simulation could not finish (reported).
-#include <boost/program_options.hpp>
+// mlnet-analytical: runs Chakra traces on the analytical network with ASTRA-sim's command-line flags and
+// files. Prints one ASTRA-sim result line per rank; --report writes per-rank times and per-collective records
+// as JSON. Exit status: 0 finished, 1 usage error, 2 invalid input, 3 the simulation could not finish
+// (reported).
 #include <google/protobuf/stubs/logging.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -44,12 +45,13 @@ std::string reportJson(const SimulationOutcome& o, const std::string& model) {
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (std::size_t r = 0; r < o.ranks.size(); ++r) {
         const auto& rr = o.ranks[r];
-        ranks.push_back({{"rank", r},
-                         {"finished", rr.finished},
-                         {"finish_ns", rr.finishNs},
-                         {"gpu_compute_ns", rr.gpuComputeNs},
-                         {"exposed_comm_ns", rr.finished ? rr.finishNs - std::min(rr.finishNs, rr.gpuComputeNs) : 0},
-                         {"nodes_done", rr.nodesDone}});
+        ranks.push_back(
+            {{"rank", r},
+             {"finished", rr.finished},
+             {"finish_ns", rr.finishNs},
+             {"gpu_compute_ns", rr.gpuComputeNs},
+             {"exposed_comm_ns", rr.finished ? rr.finishNs - std::min(rr.finishNs, rr.gpuComputeNs) : 0},
+             {"nodes_done", rr.nodesDone}});
     }
     j["ranks"] = ranks;
     nlohmann::ordered_json colls = nlohmann::ordered_json::array();
@@ -88,8 +90,8 @@ int main(int argc, char** argv) {
     po::options_description visible(
         "Usage: mlnet-analytical --workload-configuration=PREFIX --system-configuration=SYSTEM.json "
         "--network-configuration=NETWORK.yml [options]\n\nOptions");
-    visible.add_options()("help,h", "show this help")(
-        "workload-configuration", po::value(&workload), "Chakra trace prefix: PREFIX.<rank>.et")(
+    visible.add_options()("help,h", "show this help")("workload-configuration", po::value(&workload),
+                                                      "Chakra trace prefix: PREFIX.<rank>.et")(
         "system-configuration", po::value(&systemPath), "ASTRA-sim system JSON")(
         "network-configuration", po::value(&networkPath),
         "ASTRA-sim network YAML, or JSON (also FatTree / topology-file)")(
@@ -101,13 +103,15 @@ int main(int argc, char** argv) {
         "unaware-routing", po::value(&routing)->default_value("lowest-dim"),
         "lowest-dim (ASTRA-sim: charge only the lowest differing dimension) or all-dims")(
         "report", po::value(&report), "write per-rank and per-collective results as JSON")(
-        "num-queues-per-dim", po::value(&options.queuesPerDimension)->default_value(1), "queues per dimension")(
-        "injection-scale", po::value(&options.injectionScale)->default_value(1.0), "multiplies endpoint-delay")(
+        "num-queues-per-dim", po::value(&options.queuesPerDimension)->default_value(1),
+        "queues per dimension")("injection-scale", po::value(&options.injectionScale)->default_value(1.0),
+                                "multiplies endpoint-delay")(
         "overlap-collectives", po::bool_switch(&options.executor.overlapCollectives),
         "let a rank run several collectives at once (ASTRA-sim: one)")(
         "strict", po::bool_switch(&traceOptions.read.strict), "ASTRA-sim parity checks on the traces")(
         "comm-scale", po::value(&commScale)->default_value(1.0), "accepted for compatibility; must be 1")(
-        "compute-scale", po::value(&computeScale)->default_value(1.0), "accepted for compatibility; must be 1")(
+        "compute-scale", po::value(&computeScale)->default_value(1.0),
+        "accepted for compatibility; must be 1")(
         "rendezvous-protocol", po::value(&rendezvous)->default_value(false), "not supported; must be false")(
         "logging-configuration", po::value(&loggingConfig), "accepted for compatibility; ignored")(
         "logging-folder", po::value(&loggingFolder), "accepted for compatibility; ignored");
@@ -123,9 +127,10 @@ int main(int argc, char** argv) {
         std::cout << visible << "\n";
         return 0;
     }
-    for (const auto& [flag, value] : {std::pair<const char*, std::string*>{"workload-configuration", &workload},
-                                      {"system-configuration", &systemPath},
-                                      {"network-configuration", &networkPath}}) {
+    for (const auto& [flag, value] :
+         {std::pair<const char*, std::string*>{"workload-configuration", &workload},
+          {"system-configuration", &systemPath},
+          {"network-configuration", &networkPath}}) {
         if (value->empty()) {
             std::cerr << "mlnet-analytical: --" << flag << " is required\n" << visible << "\n";
             return 1;
@@ -136,7 +141,8 @@ int main(int argc, char** argv) {
     } else if (model == "aware") {
         options.model = NetworkModel::CongestionAware;
     } else {
-        std::cerr << "mlnet-analytical: --network-model must be 'unaware' or 'aware', not '" << model << "'\n";
+        std::cerr << "mlnet-analytical: --network-model must be 'unaware' or 'aware', not '" << model
+                  << "'\n";
         return 1;
     }
     if (routing == "lowest-dim") {
@@ -149,8 +155,9 @@ int main(int argc, char** argv) {
     }
     if (commScale != 1 || computeScale != 1 || rendezvous || options.queuesPerDimension == 0 ||
         options.injectionScale < 0) {
-        std::cerr << "mlnet-analytical: --comm-scale and --compute-scale must be 1, --rendezvous-protocol false, "
-                     "--num-queues-per-dim at least 1 and --injection-scale non-negative\n";
+        std::cerr
+            << "mlnet-analytical: --comm-scale and --compute-scale must be 1, --rendezvous-protocol false, "
+               "--num-queues-per-dim at least 1 and --injection-scale non-negative\n";
         return 1;
     }
 
@@ -181,22 +188,25 @@ int main(int argc, char** argv) {
     for (std::size_t r = 0; r < outcome.ranks.size(); ++r) {
         const auto& rr = outcome.ranks[r];
         if (rr.finished) {
-            std::printf("sys[%zu] finished, %llu cycles, exposed communication %llu cycles.\n", r,
-                        static_cast<unsigned long long>(rr.finishNs),
-                        static_cast<unsigned long long>(rr.finishNs - std::min(rr.finishNs, rr.gpuComputeNs)));
+            std::printf(
+                "sys[%zu] finished, %llu cycles, exposed communication %llu cycles.\n", r,
+                static_cast<unsigned long long>(rr.finishNs),
+                static_cast<unsigned long long>(rr.finishNs - std::min(rr.finishNs, rr.gpuComputeNs)));
         }
     }
     std::printf("simulated %llu ns; %llu events, %llu messages, %.3f s wall\n",
-                static_cast<unsigned long long>(outcome.endNs), static_cast<unsigned long long>(outcome.events),
+                static_cast<unsigned long long>(outcome.endNs),
+                static_cast<unsigned long long>(outcome.events),
                 static_cast<unsigned long long>(outcome.messages), outcome.wallSeconds);
     if (!report.empty() && !writeAtomically(report, reportJson(outcome, model))) {
         std::cerr << "mlnet-analytical: cannot write the report " << report << "\n";
         return 2;
     }
     if (!outcome.completed) {
-        std::cerr << "mlnet-analytical: the simulation cannot make progress: no events are left but some ranks "
-                     "have unfinished nodes\n"
-                  << outcome.stallReport;
+        std::cerr
+            << "mlnet-analytical: the simulation cannot make progress: no events are left but some ranks "
+               "have unfinished nodes\n"
+            << outcome.stallReport;
         return 3;
     }
     return 0;

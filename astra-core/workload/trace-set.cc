@@ -172,6 +172,22 @@ void checkPointToPoint(const TraceSet& set, Diagnostics& diag) {
 
 }  // namespace
 
+// Communicators from the JSON file and the traces' METADATA nodes, then the cross-rank checks.
+static void finishTraceSet(TraceSet& set, const TraceSetOptions& options, Diagnostics& diag) {
+    bool groupsOk = true;
+    if (!options.commGroupFile.empty()) {
+        groupsOk = set.groups.loadJson(options.commGroupFile, diag);
+    }
+    for (const RankTrace& trace : set.ranks) {
+        for (const DeclaredGroup& group : trace.declaredGroups) {
+            groupsOk &= set.groups.declare(group, atNode(trace.path, group.nodeId), diag);
+        }
+    }
+    if (!diag.hasErrors() && groupsOk) {
+        checkAcrossRanks(set, diag);
+    }
+}
+
 std::string rankTracePath(const std::string& prefix, Rank rank) {
     std::string path = prefix + "." + std::to_string(rank) + ".et";
     if (!fileExists(path) && fileExists(path + ".gz")) {
@@ -245,18 +261,23 @@ TraceSet loadTraceSet(const std::string& prefix, const TraceSetOptions& options,
         }
         set.ranks.push_back(readRankTrace(path, r, numRanks, options.read, diag));
     }
-    bool groupsOk = true;
-    if (!options.commGroupFile.empty()) {
-        groupsOk = set.groups.loadJson(options.commGroupFile, diag);
+    finishTraceSet(set, options, diag);
+    return set;
+}
+
+TraceSet loadTraceSetFromMemory(const std::string& label, const std::vector<std::string>& rankBytes,
+                                const TraceSetOptions& options, Diagnostics& diag) {
+    TraceSet set;
+    set.prefix = label;
+    const auto numRanks = static_cast<uint32_t>(rankBytes.size());
+    set.groups = CommGroups(numRanks);
+    set.ranks.reserve(numRanks);
+    for (Rank r = 0; r < numRanks; ++r) {
+        set.ranks.push_back(readRankTraceFromBuffer(
+            std::vector<uint8_t>(rankBytes[r].begin(), rankBytes[r].end()),
+            label + "." + std::to_string(r) + ".et", r, numRanks, options.read, diag));
     }
-    for (const RankTrace& trace : set.ranks) {
-        for (const DeclaredGroup& group : trace.declaredGroups) {
-            groupsOk &= set.groups.declare(group, atNode(trace.path, group.nodeId), diag);
-        }
-    }
-    if (!diag.hasErrors() && groupsOk) {
-        checkAcrossRanks(set, diag);
-    }
+    finishTraceSet(set, options, diag);
     return set;
 }
 

@@ -27,6 +27,11 @@ std::string rankTracePath(const std::string& prefix, Rank rank);
 // Loads and checks every rank. Problems are reported to `diag`; the set is usable only if !diag.hasErrors().
 TraceSet loadTraceSet(const std::string& prefix, const TraceSetOptions& options, Diagnostics& diag);
 
+// The same from file contents held in memory (generated workloads, tests); `label` stands for the prefix in
+// messages and rank r is named "<label>.<r>.et".
+TraceSet loadTraceSetFromMemory(const std::string& label, const std::vector<std::string>& rankBytes,
+                                const TraceSetOptions& options, Diagnostics& diag);
+
 // As loadTraceSet, but throws TraceError listing the errors; warnings are returned through `warnings` if
 // given.
 TraceSet loadTraceSetOrThrow(const std::string& prefix, const TraceSetOptions& options,
