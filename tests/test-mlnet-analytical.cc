@@ -1,9 +1,9 @@
-// The mlnet-analytical command line: ASTRA-sim result lines, the JSON report, and exit status on bad input and
-// on a simulation that cannot finish.
+// The mlnet-analytical command line: ASTRA-sim result lines, the JSON report, and exit status on bad input
+// and on a simulation that cannot finish.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -48,8 +48,9 @@ protected:
 TEST_F(MlnetAnalytical, PrintsAstraSimLinesAndWritesTheReport) {
     CliRun r = cli(configs(m_dir + "/ar") + " --report=" + m_dir + "/report.json");
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_THAT(r.out, ::testing::ContainsRegex("sys\\[7\\] finished, [0-9]+ cycles, exposed communication [0-9]+ "
-                                                "cycles\\."));
+    EXPECT_THAT(r.out,
+                ::testing::ContainsRegex("sys\\[7\\] finished, [0-9]+ cycles, exposed communication [0-9]+ "
+                                         "cycles\\."));
     auto report = nlohmann::json::parse(readFileBytes(m_dir + "/report.json"));
     EXPECT_TRUE(report["completed"].get<bool>());
     ASSERT_EQ(report["ranks"].size(), 8u);
@@ -57,7 +58,8 @@ TEST_F(MlnetAnalytical, PrintsAstraSimLinesAndWritesTheReport) {
     const auto& c = report["collectives"][0];
     EXPECT_EQ(c["type"], "ALL_REDUCE");
     EXPECT_EQ(c["chunks"], 4);
-    // localBWAware on 4 x 2: per chunk, reduce-scatter + all-gather in dimension 0 and an all-reduce in dimension 1.
+    // localBWAware on 4 x 2: per chunk, reduce-scatter + all-gather in dimension 0 and an all-reduce in
+    // dimension 1.
     const uint64_t chunk = (1 << 20) / 4;
     EXPECT_EQ(c["bytes_sent_per_dim"][0].get<uint64_t>(), 4 * 2 * 3 * (chunk / 4));
     EXPECT_EQ(c["bytes_sent_per_dim"][1].get<uint64_t>(), 4 * 2 * 1 * (chunk / 4 / 2));

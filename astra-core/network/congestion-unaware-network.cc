@@ -1,0 +1,55 @@
+#include "congestion-unaware-network.h"
+
+#include <algorithm>
+
+namespace mlnet {
+
+CongestionUnawareNetwork::CongestionUnawareNetwork(const Topology& topology, EventQueue& queue,
+                                                   UnawareRouting routing)
+    : AnalyticalNetwork(queue, topology.numNpus()), m_topology(topology), m_routing(routing) {}
+
+TimeNs CongestionUnawareNetwork::delayNs(Rank src, Rank dst, uint64_t sizeBytes) const {
+    if (src == dst) {
+        return 0;
+    }
+    // Same operation order and types as ASTRA-sim (int hops x double latency, double size / bandwidth,
+    // truncation), so results agree to the nanosecond.
+    double linkDelayNs = 0;
+    double bandwidthBytesPerNs = 0;
+    if (m_topology.isMultiDimensional()) {
+        const std::vector<Dimension>& dims = m_topology.dimensions();
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+            const uint32_t a = m_topology.coordinate(src, d);
+            const uint32_t b = m_topology.coordinate(dst, d);
+            if (a == b) {
+                continue;
+            }
+            const int hops = static_cast<int>(Topology::hops(dims[d].kind, dims[d].npus, a, b));
+            linkDelayNs += hops * dims[d].latencyNs;
+            bandwidthBytesPerNs = bandwidthBytesPerNs == 0
+                                      ? dims[d].bandwidthBytesPerNs
+                                      : std::min(bandwidthBytesPerNs, dims[d].bandwidthBytesPerNs);
+            if (m_routing == UnawareRouting::LowestDimension) {
+                break;
+            }
+        }
+    } else {
+        m_topology.route(src, dst, 0, m_route);
+        for (uint32_t id : m_route) {
+            const Link link = m_topology.link(id);
+            linkDelayNs += link.latencyNs;
+            bandwidthBytesPerNs = bandwidthBytesPerNs == 0
+                                      ? link.bandwidthBytesPerNs
+                                      : std::min(bandwidthBytesPerNs, link.bandwidthBytesPerNs);
+        }
+    }
+    const double serializationNs = static_cast<double>(sizeBytes) / bandwidthBytesPerNs;
+    return static_cast<TimeNs>(linkDelayNs + serializationNs);
+}
+
+void CongestionUnawareNetwork::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) {
+    m_queue.schedule(delayNs(src, dst, sizeBytes),
+                     makeCallback<&CongestionUnawareNetwork::arrived>(this, id));
+}
+
+}  // namespace mlnet
