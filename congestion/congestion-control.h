@@ -1,0 +1,72 @@
+// The interface between a NIC queue pair and its congestion-control algorithm. Algorithms are plain state
+// machines: the NIC feeds them events (ACKs with ECN echo, RTT samples and INT hops; CNPs; timers; bytes
+// sent) and reads back a sending rate and an optional window. Nothing here knows about ns-3.
+#ifndef MLNET_CONGESTION_CONGESTION_CONTROL_H
+#define MLNET_CONGESTION_CONGESTION_CONTROL_H
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "int-hop.h"
+
+namespace mlnet::cc {
+
+using TimeNs = uint64_t;
+inline constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+
+// What a queue pair tells its algorithm when it is created.
+struct FlowParams {
+    uint64_t lineRateBps = 100'000'000'000ull;
+    TimeNs baseRttNs = 0;      // propagation + one MTU serialization per hop, both ways
+    uint64_t bdpBytes = 0;     // line rate x base RTT
+    uint32_t mtuBytes = 1000;  // payload per packet
+};
+
+struct AckSignal {
+    TimeNs nowNs = 0;
+    uint64_t ackSeq = 0;      // cumulative: next byte the receiver expects
+    uint64_t newlyAcked = 0;  // bytes this ACK acknowledged for the first time
+    uint64_t sndNxt = 0;      // next byte the sender will send
+    bool ecnEcho = false;     // the acknowledged data was CE-marked
+    TimeNs rttNs = 0;         // 0 when the ACK carries no timestamp
+    const IntHop* hops = nullptr;
+    uint32_t numHops = 0;
+};
+
+class CongestionControl {
+public:
+    virtual ~CongestionControl() = default;
+    virtual const char* name() const = 0;
+
+    virtual void onAck(const AckSignal&) {}
+    virtual void onCnp(TimeNs /*nowNs*/) {}
+    virtual void onSend(TimeNs /*nowNs*/, uint64_t /*bytes*/) {}
+    // The NIC calls onTimer at nextTimerNs() (re-read after every event).
+    virtual TimeNs nextTimerNs() const { return kNever; }
+    virtual void onTimer(TimeNs /*nowNs*/) {}
+
+    uint64_t rateBps() const { return m_rateBps; }
+    // Bytes allowed in flight; 0 means no window.
+    uint64_t windowBytes() const { return m_windowBytes; }
+
+protected:
+    uint64_t m_rateBps = 0;
+    uint64_t m_windowBytes = 0;
+};
+
+// "PFC only": line rate, plus a fixed window when one is configured (HPCC's HAS_WIN with CC_MODE other than
+// 1/3/7/8).
+class NoCongestionControl : public CongestionControl {
+public:
+    NoCongestionControl(const FlowParams& flow, uint64_t windowBytes) {
+        m_rateBps = flow.lineRateBps;
+        m_windowBytes = windowBytes;
+    }
+    const char* name() const override { return "none"; }
+};
+
+}  // namespace mlnet::cc
+
+#endif

@@ -1,0 +1,208 @@
+// mlnet-flows CONFIG: a flow-driven RoCE experiment from an HPCC-format config.txt (or our JSON form) with
+// its topology and flow files. Writes FCT_OUTPUT_FILE and PFC_OUTPUT_FILE in the reference's column formats
+// and prints the run's cost (CPU seconds, peak memory, events, data packet-hops per CPU second). Exit status:
+// 0 every flow finished, 1 usage, 2 invalid input, 3 the run stopped with unfinished flows (reported).
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include "ns3/command-line.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+
+#include "congestion-control.h"
+#include "flow-file.h"
+#include "hpcc-config.h"
+#include "result-writers.h"
+#include "roce-network.h"
+
+using namespace mlnet;
+using namespace mlnet::roce;
+
+namespace {
+
+double cpuSeconds() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+double peakMb() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss / 1024.0;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    UsePicosecondTime();
+    std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, cc, pcap, report;
+    bool pfc = true;
+    uint32_t seed = 1;
+    double rtoUs = 1000;
+    ns3::CommandLine cmd(__FILE__);
+    cmd.Usage(
+        "mlnet-flows CONFIG [--topology=FILE] [--flows=FILE] [--cc=none] ...\n"
+        "Runs the flows of an HPCC-format config.txt (or JSON) on the RoCE model.");
+    cmd.AddNonOption("config", "config.txt or .json (HPCC keys)", configPath);
+    cmd.AddValue("topology", "topology file (overrides TOPOLOGY_FILE)", topologyOverride);
+    cmd.AddValue("flows", "flow file (overrides FLOW_FILE)", flowOverride);
+    cmd.AddValue("fct", "FCT output (overrides FCT_OUTPUT_FILE)", fctOverride);
+    cmd.AddValue("pfc-output", "PFC output (overrides PFC_OUTPUT_FILE)", pfcOverride);
+    cmd.AddValue("cc", "congestion control: 'none' (line rate + PFC) overrides CC_MODE", cc);
+    cmd.AddValue("pfc", "PFC on (1) or off (0, lossy: drops are recovered by go-back-N and timeouts)", pfc);
+    cmd.AddValue("pcap", "write every frame sent by every port to this pcap file (RoCEv2 and PFC bytes)",
+                 pcap);
+    cmd.AddValue("report", "write a JSON summary of the run", report);
+    cmd.AddValue("seed", "random seed (ECN marking, link loss, ECMP salt)", seed);
+    cmd.AddValue("rto-us", "retransmission timeout in microseconds", rtoUs);
+    cmd.Parse(argc, argv);
+    if (configPath.empty()) {
+        std::cerr << "mlnet-flows: missing CONFIG\n";
+        cmd.PrintHelp(std::cerr);
+        return 1;
+    }
+    if (!cc.empty() && cc != "none") {
+        std::cerr
+            << "mlnet-flows: --cc must be 'none' (the other algorithms arrive with the congestion-control "
+               "issue)\n";
+        return 1;
+    }
+    ns3::RngSeedManager::SetSeed(seed);
+
+    Diagnostics diag;
+    HpccConfig config =
+        endsWith(configPath, ".json") ? loadJsonConfig(configPath, diag) : loadHpccConfig(configPath, diag);
+    if (!topologyOverride.empty()) {
+        config.topologyFile = topologyOverride;
+    }
+    if (!flowOverride.empty()) {
+        config.flowFile = flowOverride;
+    }
+    if (!fctOverride.empty()) {
+        config.fctOutputFile = fctOverride;
+    }
+    if (!pfcOverride.empty()) {
+        config.pfcOutputFile = pfcOverride;
+    }
+    requireFlowInputs(config, diag);
+    const bool ccRequested = config.ccMode == kCcModeDcqcn || config.ccMode == kCcModeHpcc ||
+                             config.ccMode == kCcModeTimely || config.ccMode == kCcModeDctcp ||
+                             config.ccMode == kCcModeHpccPint;
+    if (ccRequested && cc != "none") {
+        diag.error(configPath + ": CC_MODE " + std::to_string(config.ccMode) + " (" +
+                   describeCcMode(config.ccMode) +
+                   ") is not implemented yet; run with --cc=none for line rate with PFC");
+    }
+    HpccTopologyFile topology;
+    std::vector<FlowSpec> flows;
+    if (!diag.hasErrors()) {
+        topology = loadHpccTopologyFile(config.topologyFile, diag);
+    }
+    if (!diag.hasErrors()) {
+        checkConfigAgainstTopology(config, topology, diag);
+        flows = loadFlowFile(config.flowFile, topology.isHost, diag);
+    }
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
+        return 2;
+    }
+    for (auto& cable : topology.cables) {
+        if (cable.errorRate == 0) {
+            cable.errorRate = config.errorRatePerLink;
+        }
+    }
+
+    RoceNetworkConfig net;
+    net.nic.mtuPayloadBytes = config.payloadBytes;
+    net.nic.ackIntervalBytes = config.l2AckIntervalBytes;
+    net.nic.ackChunkBytes = config.l2ChunkBytes;
+    net.nic.ackPriority = config.ackHighPriority ? 0 : 3;
+    net.nic.rtoPs = static_cast<TimePs>(rtoUs * 1e6);
+    net.bufferBytes = config.bufferBytes;
+    net.pfcEnabled = pfc;
+    net.ecnEnabled = config.ecnEnabled;
+    for (const auto& [rate, kmax] : config.kmaxBytesByRateBps) {
+        if (auto t = config.ecnFor(rate)) {
+            net.ecn.push_back({rate, t->kminBytes, t->kmaxBytes, t->pmax});
+        }
+    }
+    net.globalBaseRtt = config.globalT;
+    const bool window = config.hasWindow;
+    net.ccFactory = [window](const cc::FlowParams& flow) {
+        return std::make_unique<cc::NoCongestionControl>(flow, window ? flow.bdpBytes : 0);
+    };
+    net.seed = seed;
+    net.pcapPath = pcap;
+    net.hangCheckPs = 10'000'000'000ull;
+
+    const double cpuStart = cpuSeconds();
+    RoceNetwork network(topology, net, diag);
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
+    for (const FlowSpec& f : flows) {
+        network.AddFlow(f.srcNode, f.dstNode, f.sizeBytes, f.priority, f.dport, f.startNs * 1000);
+    }
+    if (config.linkDown) {
+        network.ScheduleLinkDown(config.linkDown->nodeA, config.linkDown->nodeB,
+                                 config.linkDown->timeNs * 1000);
+    }
+    const bool finished = network.Run(config.stopTimeNs * 1000);
+    const double cpu = cpuSeconds() - cpuStart;
+    const uint64_t events = ns3::Simulator::GetEventCount();
+
+    FctWriter fct;
+    for (const FctRecordPs& r : network.Fct()) {
+        fct.add({r.srcNode, r.dstNode, r.sport, r.dport, r.sizeBytes, r.startPs / 1000,
+                 (r.finishPs - r.startPs) / 1000, r.idealPs / 1000});
+    }
+    PfcWriter pfcOut;
+    for (const PfcEvent& e : network.Pfc()) {
+        pfcOut.add({e.timePs / 1000, e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
+    }
+    fct.write(config.fctOutputFile, diag);
+    pfcOut.write(config.pfcOutputFile, diag);
+
+    uint64_t pauses = 0;
+    for (const PfcEvent& e : network.Pfc()) {
+        pauses += e.pause;
+    }
+    const uint64_t hops = network.DataPacketHops();
+    std::printf("flows: %llu of %zu finished; drops %llu; PFC pause frames received %llu\n",
+                static_cast<unsigned long long>(network.FlowsFinished()), flows.size(),
+                static_cast<unsigned long long>(network.TotalDrops()),
+                static_cast<unsigned long long>(pauses));
+    std::printf(
+        "cost: %.2f CPU-s, peak %.0f MB, %llu events, %llu data packet-hops, %.2f M packet-hops per CPU-s\n",
+        cpu, peakMb(), static_cast<unsigned long long>(events), static_cast<unsigned long long>(hops),
+        hops / 1e6 / std::max(cpu, 1e-9));
+    if (!report.empty()) {
+        std::string json =
+            "{\"flows\": " + std::to_string(flows.size()) +
+            ", \"finished\": " + std::to_string(network.FlowsFinished()) +
+            ", \"drops\": " + std::to_string(network.TotalDrops()) +
+            ", \"pause_frames\": " + std::to_string(pauses) + ", \"cpu_seconds\": " + std::to_string(cpu) +
+            ", \"peak_mb\": " + std::to_string(peakMb()) + ", \"events\": " + std::to_string(events) +
+            ", \"data_packet_hops\": " + std::to_string(hops) + "}";
+        writeJsonAtomically(report, json, diag);
+    }
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
+    std::cerr << diag.format(Severity::Warning);
+    if (!finished) {
+        std::cerr << "mlnet-flows: " << network.HangReport();
+        return 3;
+    }
+    return 0;
+}

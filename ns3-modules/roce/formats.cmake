@@ -1,0 +1,11 @@
+# File formats of the HPCC-style flow experiments (config.txt and its JSON form, topology and flow files, fct.txt
+# and pfc.txt writers). Pure C++, no ns-3, so the readers are tested without a simulator.
+add_library(mlnet_roce_formats STATIC
+  ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/hpcc-config.cc
+  ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/flow-file.cc
+  ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/result-writers.cc
+)
+target_include_directories(mlnet_roce_formats PUBLIC ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper)
+target_link_libraries(mlnet_roce_formats
+  PUBLIC mlnet::workload mlnet::network
+  PRIVATE mlnet_warnings nlohmann_json::nlohmann_json)

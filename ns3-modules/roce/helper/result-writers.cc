@@ -1,0 +1,198 @@
+#include "result-writers.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+namespace mlnet::roce {
+
+namespace {
+
+__extension__ typedef unsigned __int128 U128;
+constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
+
+uint64_t saturate(U128 v) { return v > kU64Max ? kU64Max : static_cast<uint64_t>(v); }
+
+// A file that appears at its final path only when commit() succeeds. The temporary name is unique per process
+// and call, in the target's directory so that rename() stays on one file system and is atomic.
+class AtomicFile {
+public:
+    AtomicFile(const std::string& path, Diagnostics& diag) : m_path(path), m_diag(diag) {
+        static std::atomic<uint64_t> counter{0};
+        m_tmpPath = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+        m_fd = ::open(m_tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        m_created = m_fd >= 0;
+        if (!m_created) {
+            fail("cannot create the temporary file '" + m_tmpPath + "'");
+        }
+    }
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+    ~AtomicFile() {
+        if (m_fd >= 0) {
+            ::close(m_fd);
+        }
+        if (m_created && !m_committed) {
+            ::unlink(m_tmpPath.c_str());
+        }
+    }
+
+    bool ok() const { return m_fd >= 0 && !m_failed; }
+
+    bool write(std::string_view bytes) {
+        while (ok() && !bytes.empty()) {
+            const ssize_t n = ::write(m_fd, bytes.data(), bytes.size());
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n <= 0) {
+                return fail("cannot write");
+            }
+            bytes.remove_prefix(static_cast<std::size_t>(n));
+        }
+        return ok();
+    }
+
+    bool commit() {
+        if (!ok()) {
+            return false;
+        }
+        // fsync before rename: otherwise a crash can leave the new name pointing at an empty file.
+        if (::fsync(m_fd) != 0) {
+            return fail("cannot flush");
+        }
+        const int fd = m_fd;
+        m_fd = -1;
+        if (::close(fd) != 0) {
+            return fail("cannot close");
+        }
+        if (::rename(m_tmpPath.c_str(), m_path.c_str()) != 0) {
+            return fail("cannot rename '" + m_tmpPath + "' to it");
+        }
+        m_committed = true;
+        return true;
+    }
+
+private:
+    bool fail(const std::string& what) {
+        m_diag.error(m_path + ": " + what + ": " + std::strerror(errno));
+        m_failed = true;
+        return false;
+    }
+
+    std::string m_path;
+    std::string m_tmpPath;
+    Diagnostics& m_diag;
+    int m_fd = -1;
+    bool m_created = false;
+    bool m_failed = false;
+    bool m_committed = false;
+};
+
+// Formats records in 1 MiB batches so that millions of PFC events need no second full copy in memory.
+template <typename Record, typename Format>
+bool writeRecords(const std::string& path, const std::vector<Record>& records, Format format, Diagnostics& diag) {
+    AtomicFile file(path, diag);
+    std::string batch;
+    constexpr std::size_t kBatchBytes = 1 << 20;
+    batch.reserve(kBatchBytes + 256);
+    for (const Record& record : records) {
+        batch += format(record);
+        if (batch.size() >= kBatchBytes) {
+            if (!file.write(batch)) {
+                return false;
+            }
+            batch.clear();
+        }
+    }
+    return file.write(batch) && file.commit();
+}
+
+}  // namespace
+
+uint32_t hpccHostIp(uint32_t nodeId) {
+    return 0x0b000001u + (nodeId / 256) * 0x00010000u + (nodeId % 256) * 0x00000100u;
+}
+
+std::string formatFctLine(const FctRecord& r) {
+    char line[192];
+    const int n = std::snprintf(line, sizeof line, "%08x %08x %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+                                hpccHostIp(r.srcNode), hpccHostIp(r.dstNode), unsigned{r.sport}, unsigned{r.dport},
+                                r.sizeBytes, r.startNs, r.fctNs, r.idealFctNs);
+    return std::string(line, static_cast<std::size_t>(n));
+}
+
+std::string formatPfcLine(const PfcRecord& r) {
+    char line[96];
+    const int n = std::snprintf(line, sizeof line, "%" PRIu64 " %u %u %u %u\n", r.timeNs, r.nodeId,
+                                unsigned{r.nodeType}, r.ifIndex, r.pause ? 1u : 0u);
+    return std::string(line, static_cast<std::size_t>(n));
+}
+
+bool FctWriter::write(const std::string& path, Diagnostics& diag) const {
+    return writeRecords(path, m_records, formatFctLine, diag);
+}
+
+bool PfcWriter::write(const std::string& path, Diagnostics& diag) const {
+    return writeRecords(path, m_records, formatPfcLine, diag);
+}
+
+bool writeFileAtomically(const std::string& path, const std::string& bytes, Diagnostics& diag) {
+    AtomicFile file(path, diag);
+    return file.write(bytes) && file.commit();
+}
+
+bool writeJsonAtomically(const std::string& path, const std::string& jsonText, Diagnostics& diag) {
+    if (!nlohmann::json::accept(jsonText)) {
+        diag.error(path + ": the summary to write is not valid JSON; nothing was written");
+        return false;
+    }
+    if (!jsonText.empty() && jsonText.back() == '\n') {
+        return writeFileAtomically(path, jsonText, diag);
+    }
+    return writeFileAtomically(path, jsonText + "\n", diag);
+}
+
+uint64_t bottleneckRateBps(const std::vector<PathHop>& path) {
+    if (path.empty()) {
+        return 0;
+    }
+    uint64_t slowest = kU64Max;
+    for (const PathHop& hop : path) {
+        slowest = std::min(slowest, hop.rateBps);
+    }
+    return slowest;
+}
+
+uint64_t baseRttNs(const std::vector<PathHop>& path, uint64_t frameBytes) {
+    U128 total = 0;
+    for (const PathHop& hop : path) {
+        if (hop.rateBps == 0) {
+            return kU64Max;
+        }
+        total += U128{hop.delayNs} * 2 + U128{frameBytes} * 8 * 1'000'000'000u / hop.rateBps;
+    }
+    return saturate(total);
+}
+
+uint64_t idealFctNs(uint64_t sizeBytes, uint64_t baseRttNs, uint64_t bottleneckRateBps,
+                    uint32_t payloadBytesPerPacket, uint32_t overheadBytesPerPacket) {
+    if (bottleneckRateBps == 0 || payloadBytesPerPacket == 0) {
+        return kU64Max;
+    }
+    const uint64_t packets = sizeBytes / payloadBytesPerPacket + (sizeBytes % payloadBytesPerPacket != 0 ? 1 : 0);
+    const U128 wireBytes = U128{sizeBytes} + U128{packets} * overheadBytesPerPacket;
+    return saturate(U128{baseRttNs} + wireBytes * 8 * 1'000'000'000u / bottleneckRateBps);
+}
+
+}  // namespace mlnet::roce

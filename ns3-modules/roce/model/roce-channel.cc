@@ -1,0 +1,91 @@
+#include "roce-channel.h"
+
+#include "ns3/double.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include "roce-net-device.h"
+
+namespace mlnet::roce {
+
+NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
+
+ns3::TypeId RoceChannel::GetTypeId() {
+    static ns3::TypeId tid =
+        ns3::TypeId("mlnet::roce::RoceChannel")
+            .SetParent<ns3::Channel>()
+            .SetGroupName("Roce")
+            .AddConstructor<RoceChannel>()
+            .AddAttribute("DelayPs", "One-way propagation delay in picoseconds (default 1 us).",
+                          ns3::UintegerValue(1'000'000), ns3::MakeUintegerAccessor(&RoceChannel::m_delayPs),
+                          ns3::MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ErrorRate", "Probability that a frame is lost on the cable (default 0).",
+                          ns3::DoubleValue(0.0), ns3::MakeDoubleAccessor(&RoceChannel::m_errorRate),
+                          ns3::MakeDoubleChecker<double>(0.0, 1.0))
+            .AddTraceSource("Drop", "A frame was lost on the cable (random loss or link down).",
+                            ns3::MakeTraceSourceAccessor(&RoceChannel::m_dropTrace),
+                            "mlnet::roce::RoceChannel::DropCallback");
+    return tid;
+}
+
+RoceChannel::RoceChannel() : m_random(ns3::CreateObject<ns3::UniformRandomVariable>()) {}
+
+RoceChannel::~RoceChannel() = default;
+
+void RoceChannel::Attach(ns3::Ptr<RoceNetDevice> device) {
+    const int slot = m_ends[0] ? 1 : 0;
+    NS_ABORT_MSG_IF(m_ends[1], "a RoceChannel joins exactly two devices");
+    m_ends[slot] = ns3::PeekPointer(device);
+    m_keep[slot] = device;
+}
+
+ns3::Ptr<RoceNetDevice> RoceChannel::Peer(const RoceNetDevice* device) const {
+    return m_keep[m_ends[0] == device ? 1 : 0];
+}
+
+void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTimePs) {
+    RoceNetDevice* to = m_ends[m_ends[0] == from ? 1 : 0];
+    if (!m_up || (m_errorRate > 0 && m_random->GetValue() < m_errorRate)) {
+        ++m_lost;
+        m_dropTrace(packet);
+        from->ReleaseLost(packet);
+        return;
+    }
+    ns3::Simulator::Schedule(ns3::PicoSeconds(txTimePs + m_delayPs), &RoceChannel::Deliver, this, to, packet,
+                             m_epoch);
+}
+
+void RoceChannel::Deliver(RoceNetDevice* to, RocePacket* packet, uint64_t epoch) {
+    if (!m_up || epoch != m_epoch) {
+        ++m_lost;
+        m_dropTrace(packet);
+        to->ReleaseLost(packet);
+        return;
+    }
+    to->ReceiveFrame(packet);
+}
+
+void RoceChannel::SetDown() {
+    m_up = false;
+    ++m_epoch;
+    for (RoceNetDevice* d : m_ends) {
+        d->NotifyLinkChange(false);
+    }
+}
+
+void RoceChannel::SetUp() {
+    m_up = true;
+    for (RoceNetDevice* d : m_ends) {
+        d->NotifyLinkChange(true);
+    }
+}
+
+std::size_t RoceChannel::GetNDevices() const {
+    return m_ends[1] ? 2 : (m_ends[0] ? 1 : 0);
+}
+
+ns3::Ptr<ns3::NetDevice> RoceChannel::GetDevice(std::size_t i) const {
+    return m_keep[i];
+}
+
+}  // namespace mlnet::roce

@@ -1,0 +1,55 @@
+// Full-duplex point-to-point cable between two RoCE devices: propagation delay, optional per-frame random
+// loss, and up/down state. Frames are delivered to the far device when their last bit arrives
+// (store-and-forward).
+#ifndef MLNET_ROCE_CHANNEL_H
+#define MLNET_ROCE_CHANNEL_H
+
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include "roce-packet.h"
+
+namespace mlnet::roce {
+
+class RoceNetDevice;
+
+class RoceChannel : public ns3::Channel {
+public:
+    static ns3::TypeId GetTypeId();
+    RoceChannel();
+    ~RoceChannel() override;
+
+    void Attach(ns3::Ptr<RoceNetDevice> device);
+    // Starts carrying `packet` from `from`; its last bit reaches the peer after txTimePs + delay.
+    void Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTimePs);
+    ns3::Ptr<RoceNetDevice> Peer(const RoceNetDevice* device) const;
+
+    // Link failure: frames in flight and later frames are lost until SetUp().
+    void SetDown();
+    void SetUp();
+    bool IsUp() const { return m_up; }
+    TimePs DelayPs() const { return m_delayPs; }
+    uint64_t Lost() const { return m_lost; }
+
+    std::size_t GetNDevices() const override;
+    ns3::Ptr<ns3::NetDevice> GetDevice(std::size_t i) const override;
+
+private:
+    void Deliver(RoceNetDevice* to, RocePacket* packet, uint64_t epoch);
+
+    RoceNetDevice* m_ends[2] = {nullptr, nullptr};
+    ns3::Ptr<RoceNetDevice> m_keep[2];
+    TimePs m_delayPs = 1'000'000;
+    double m_errorRate = 0;
+    ns3::Ptr<ns3::UniformRandomVariable> m_random;
+    bool m_up = true;
+    uint64_t m_epoch = 0;  // frames sent before the last failure are lost even if the link came back
+    uint64_t m_lost = 0;
+    ns3::TracedCallback<const RocePacket*> m_dropTrace;
+};
+
+}  // namespace mlnet::roce
+
+#endif

@@ -1,0 +1,199 @@
+#include "roce-net-device.h"
+
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include "pcap-writer.h"
+#include "roce-channel.h"
+#include "roce-timing.h"
+#include "wire-format.h"
+
+namespace mlnet::roce {
+
+NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+namespace {
+
+TimePs nowPs() {
+    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
+}
+
+}  // namespace
+
+ns3::TypeId RoceNetDevice::GetTypeId() {
+    static ns3::TypeId tid =
+        ns3::TypeId("mlnet::roce::RoceNetDevice")
+            .SetParent<ns3::NetDevice>()
+            .SetGroupName("Roce")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("RateBps", "Line rate in bits per second (default 100 Gb/s).",
+                          ns3::UintegerValue(100'000'000'000ull),
+                          ns3::MakeUintegerAccessor(&RoceNetDevice::m_rateBps),
+                          ns3::MakeUintegerChecker<uint64_t>(1))
+            .AddTraceSource("Pause",
+                            "A PFC frame was received: port, priority, pause (false: resume), quanta.",
+                            ns3::MakeTraceSourceAccessor(&RoceNetDevice::m_pauseTrace),
+                            "mlnet::roce::RoceNetDevice::PauseCallback")
+            .AddTraceSource("Tx", "A frame started on the wire.",
+                            ns3::MakeTraceSourceAccessor(&RoceNetDevice::m_txTrace),
+                            "mlnet::roce::RoceNetDevice::TxCallback");
+    return tid;
+}
+
+RoceNetDevice::RoceNetDevice() = default;
+
+void RoceNetDevice::Setup(RocePortOwner* owner, uint32_t port, PacketPool* pool) {
+    m_owner = owner;
+    m_port = port;
+    m_pool = pool;
+}
+
+void RoceNetDevice::Attach(ns3::Ptr<RoceChannel> channel) {
+    m_channel = channel;
+    channel->Attach(this);
+}
+
+ns3::Ptr<ns3::Channel> RoceNetDevice::GetChannel() const {
+    return m_channel;
+}
+
+void RoceNetDevice::DoDispose() {
+    m_channel = nullptr;
+    m_node = nullptr;
+    ns3::NetDevice::DoDispose();
+}
+
+bool RoceNetDevice::IsPaused(uint8_t priority) const {
+    return m_pausedUntil[priority] > nowPs();
+}
+
+uint8_t RoceNetDevice::PausedMask() const {
+    const TimePs now = nowPs();
+    uint8_t mask = 0;
+    for (int q = 0; q < kNumPriorities; ++q) {
+        if (m_pausedUntil[q] > now) {
+            mask |= static_cast<uint8_t>(1u << q);
+        }
+    }
+    return mask;
+}
+
+void RoceNetDevice::Kick() {
+    if (m_busy || !m_linkUp) {
+        return;
+    }
+    RocePacket* packet = m_control.empty() ? m_owner->Dequeue(m_port, PausedMask()) : m_control.pop();
+    if (packet) {
+        StartTransmission(packet);
+    }
+}
+
+void RoceNetDevice::StartTransmission(RocePacket* packet) {
+    m_busy = true;
+    const TimePs txPs = wireTimePs(packet->frameBytes, m_rateBps);
+    m_txBytes += packet->frameBytes;
+    ++m_txFrames;
+    m_txDataFrames += packet->kind == PacketKind::Data;
+    m_txTrace(packet);
+    if (m_pcap) {
+        Capture(*packet);
+    }
+    ns3::Simulator::Schedule(ns3::PicoSeconds(txPs), &RoceNetDevice::TransmitComplete, this);
+    m_channel->Transmit(this, packet, txPs);
+}
+
+void RoceNetDevice::Capture(const RocePacket& packet) {
+    FrameContext ctx;
+    ctx.srcNodeId = m_nodeId;
+    ctx.srcPort = m_port;
+    ns3::Ptr<RoceNetDevice> peer = m_channel->Peer(this);
+    ctx.dstNodeId = peer->NodeId();
+    ctx.dstPort = peer->Port();
+    ctx.mtuPayloadBytes = m_pcapMtu;
+    ctx.withInt = m_pcapInt;
+    m_pcap->write(nowPs() / 1000, serializeFrame(packet, ctx));
+}
+
+void RoceNetDevice::TransmitComplete() {
+    m_busy = false;
+    Kick();
+}
+
+void RoceNetDevice::SendPause(uint8_t classes, uint16_t quanta) {
+    RocePacket* p = m_pool->allocate();
+    p->kind = PacketKind::Pause;
+    p->priority = 0;
+    p->payloadBytes = 0;
+    p->frameBytes = kPauseFrameBytes;
+    p->pauseClasses = classes;
+    for (int q = 0; q < kNumPriorities; ++q) {
+        p->pauseQuanta[q] = (classes >> q & 1) ? quanta : 0;
+    }
+    ++m_pauseTx;
+    m_control.push(p);
+    Kick();
+}
+
+void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
+    if (packet->kind != PacketKind::Pause) {
+        m_owner->Receive(m_port, packet);
+        return;
+    }
+    ++m_pauseRx;
+    const TimePs now = nowPs();
+    TimePs earliest = UINT64_MAX;
+    for (int q = 0; q < kNumPriorities; ++q) {
+        if (!(packet->pauseClasses >> q & 1)) {
+            continue;
+        }
+        const uint16_t quanta = packet->pauseQuanta[q];
+        // A new frame replaces the old pause time: zero quanta resume at once, others restart the timer.
+        m_pausedUntil[q] = quanta == 0 ? now : now + pauseDurationPs(quanta, m_rateBps);
+        m_pauseTrace(m_port, static_cast<uint8_t>(q), quanta != 0, quanta);
+        if (quanta != 0) {
+            earliest = std::min(earliest, m_pausedUntil[q]);
+        }
+    }
+    m_pool->release(packet);
+    if (earliest != UINT64_MAX) {
+        ScheduleWake(earliest);
+    }
+    Kick();
+}
+
+void RoceNetDevice::ScheduleWake(TimePs atPs) {
+    if (m_wake.IsRunning() && m_wakeAt <= atPs) {
+        return;
+    }
+    m_wake.Cancel();
+    m_wakeAt = atPs;
+    m_wake = ns3::Simulator::Schedule(ns3::PicoSeconds(atPs - nowPs()), &RoceNetDevice::PauseExpired, this);
+}
+
+void RoceNetDevice::PauseExpired() {
+    const TimePs now = nowPs();
+    TimePs next = UINT64_MAX;
+    for (int q = 0; q < kNumPriorities; ++q) {
+        if (m_pausedUntil[q] > now) {
+            next = std::min(next, m_pausedUntil[q]);
+        }
+    }
+    if (next != UINT64_MAX) {
+        ScheduleWake(next);
+    }
+    Kick();
+}
+
+void RoceNetDevice::ReleaseLost(RocePacket* packet) {
+    m_pool->release(packet);
+}
+
+void RoceNetDevice::NotifyLinkChange(bool up) {
+    m_linkUp = up;
+    m_linkChange();
+    if (up) {
+        Kick();
+    }
+}
+
+}  // namespace mlnet::roce

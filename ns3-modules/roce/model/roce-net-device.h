@@ -1,0 +1,140 @@
+// A RoCE port: serializes frames at the line rate (preamble and inter-frame gap included), honours received
+// IEEE 802.1Qbb pause frames per priority for their full pause time (quanta at the link rate, refreshed by
+// new frames, cleared by zero quanta), sends its own PFC frames ahead of all data, and asks its owner (NIC or
+// switch) for the next frame whenever the link is free.
+#ifndef MLNET_ROCE_NET_DEVICE_H
+#define MLNET_ROCE_NET_DEVICE_H
+
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/traced-callback.h"
+
+#include "roce-channel.h"
+#include "roce-packet.h"
+#include "roce-port-owner.h"
+
+namespace mlnet::roce {
+
+class PcapWriter;
+
+class RoceNetDevice : public ns3::NetDevice {
+public:
+    static ns3::TypeId GetTypeId();
+    RoceNetDevice();
+
+    // Wiring (done by RoceNetworkHelper).
+    void Setup(RocePortOwner* owner, uint32_t port, PacketPool* pool);
+    void Attach(ns3::Ptr<RoceChannel> channel);
+    ns3::Ptr<RoceChannel> GetRoceChannel() const { return m_channel; }
+    uint64_t RateBps() const { return m_rateBps; }
+    uint32_t Port() const { return m_port; }
+
+    // Try to start a transmission now (the owner has something new to send).
+    void Kick();
+    // Sends a PFC frame for the priorities in `classes` with `quanta` (0 resumes), ahead of any data.
+    void SendPause(uint8_t classes, uint16_t quanta);
+    bool IsPaused(uint8_t priority) const;
+    uint8_t PausedMask() const;
+
+    // From the channel.
+    void ReceiveFrame(RocePacket* packet);
+    void ReleaseLost(RocePacket* packet);
+    void NotifyLinkChange(bool up);
+
+    // Every frame this port sends is also written to `writer` as real Ethernet/IPv4/UDP/RoCEv2 or PFC bytes.
+    void SetPcap(PcapWriter* writer, uint32_t nodeId, uint32_t mtuPayloadBytes, bool withInt) {
+        m_pcap = writer;
+        m_nodeId = nodeId;
+        m_pcapMtu = mtuPayloadBytes;
+        m_pcapInt = withInt;
+    }
+    uint32_t NodeId() const { return m_nodeId; }
+
+    // Statistics.
+    uint64_t TxBytes() const { return m_txBytes; }  // frame bytes sent
+    uint64_t TxFrames() const { return m_txFrames; }
+    uint64_t TxDataFrames() const { return m_txDataFrames; }
+    uint64_t PauseFramesReceived() const { return m_pauseRx; }
+    uint64_t PauseFramesSent() const { return m_pauseTx; }
+    bool IsBusy() const { return m_busy; }
+
+    // ns3::NetDevice. Frames enter through the owner, so the generic Send path is not used.
+    void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
+    uint32_t GetIfIndex() const override { return m_ifIndex; }
+    ns3::Ptr<ns3::Channel> GetChannel() const override;
+    void SetAddress(ns3::Address address) override { m_address = ns3::Mac48Address::ConvertFrom(address); }
+    ns3::Address GetAddress() const override { return m_address; }
+    bool SetMtu(const uint16_t mtu) override {
+        m_mtu = mtu;
+        return true;
+    }
+    uint16_t GetMtu() const override { return m_mtu; }
+    bool IsLinkUp() const override { return m_linkUp; }
+    void AddLinkChangeCallback(ns3::Callback<void> callback) override {
+        m_linkChange.ConnectWithoutContext(callback);
+    }
+    bool IsBroadcast() const override { return false; }
+    ns3::Address GetBroadcast() const override { return ns3::Mac48Address::GetBroadcast(); }
+    bool IsMulticast() const override { return false; }
+    ns3::Address GetMulticast(ns3::Ipv4Address) const override { return ns3::Mac48Address::GetBroadcast(); }
+    ns3::Address GetMulticast(ns3::Ipv6Address) const override { return ns3::Mac48Address::GetBroadcast(); }
+    bool IsPointToPoint() const override { return true; }
+    bool IsBridge() const override { return false; }
+    bool Send(ns3::Ptr<ns3::Packet>, const ns3::Address&, uint16_t) override { return false; }
+    bool SendFrom(ns3::Ptr<ns3::Packet>, const ns3::Address&, const ns3::Address&, uint16_t) override {
+        return false;
+    }
+    ns3::Ptr<ns3::Node> GetNode() const override { return m_node; }
+    void SetNode(ns3::Ptr<ns3::Node> node) override { m_node = node; }
+    bool NeedsArp() const override { return false; }
+    void SetReceiveCallback(ns3::NetDevice::ReceiveCallback) override {}
+    void SetPromiscReceiveCallback(ns3::NetDevice::PromiscReceiveCallback) override {}
+    bool SupportsSendFrom() const override { return false; }
+
+    // Trace signatures.
+    typedef void (*PauseCallback)(uint32_t port, uint8_t priority, bool pause, uint64_t quanta);
+
+protected:
+    void DoDispose() override;
+
+private:
+    void StartTransmission(RocePacket* packet);
+    void TransmitComplete();
+    void PauseExpired();
+    void ScheduleWake(TimePs atPs);
+
+    RocePortOwner* m_owner = nullptr;
+    PacketPool* m_pool = nullptr;
+    uint32_t m_port = 0;
+    ns3::Ptr<RoceChannel> m_channel;
+    ns3::Ptr<ns3::Node> m_node;
+    uint64_t m_rateBps = 100'000'000'000ull;
+    uint16_t m_mtu = 1500;
+    uint32_t m_ifIndex = 0;
+    ns3::Mac48Address m_address;
+    bool m_linkUp = true;
+    bool m_busy = false;
+    PacketQueue m_control;
+    TimePs m_pausedUntil[kNumPriorities] = {};
+    TimePs m_wakeAt = 0;
+    ns3::EventId m_wake;
+    PcapWriter* m_pcap = nullptr;
+    uint32_t m_nodeId = 0;
+    uint32_t m_pcapMtu = 0;
+    bool m_pcapInt = false;
+    void Capture(const RocePacket& packet);
+    uint64_t m_txBytes = 0;
+    uint64_t m_txFrames = 0;
+    uint64_t m_txDataFrames = 0;
+    uint64_t m_pauseRx = 0;
+    uint64_t m_pauseTx = 0;
+    ns3::TracedCallback<> m_linkChange;
+    ns3::TracedCallback<uint32_t, uint8_t, bool, uint64_t> m_pauseTrace;
+    ns3::TracedCallback<const RocePacket*> m_txTrace;
+};
+
+}  // namespace mlnet::roce
+
+#endif

@@ -1,0 +1,520 @@
+#include "roce-nic.h"
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+
+#include "ns3/simulator.h"
+
+#include "roce-timing.h"
+#include "wire-format.h"
+
+namespace mlnet::roce {
+
+NS_OBJECT_ENSURE_REGISTERED(RoceNic);
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+TimePs nowPs() {
+    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
+}
+
+}  // namespace
+
+ns3::TypeId RoceNic::GetTypeId() {
+    static ns3::TypeId tid =
+        ns3::TypeId("mlnet::roce::RoceNic")
+            .SetParent<ns3::Object>()
+            .SetGroupName("Roce")
+            .AddConstructor<RoceNic>()
+            .AddTraceSource("Rate", "A QP's rate or window changed: flow id, rate (b/s), window (B).",
+                            ns3::MakeTraceSourceAccessor(&RoceNic::m_rateTrace),
+                            "mlnet::roce::RoceNic::RateCallback");
+    return tid;
+}
+
+RoceNic::RoceNic() {
+    std::fill(std::begin(m_ringHead), std::end(m_ringHead), kNone);
+}
+
+void RoceNic::Setup(uint32_t host, ns3::Ptr<RoceNetDevice> device, PacketPool* pool, NicSettings settings,
+                    CcFactory ccFactory) {
+    m_host = host;
+    m_device = device;
+    m_pool = pool;
+    m_settings = settings;
+    m_ccFactory = std::move(ccFactory);
+    device->Setup(this, 0, pool);
+}
+
+uint32_t RoceNic::AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp, uint8_t priority) {
+    uint32_t index;
+    if (!m_freeRx.empty()) {
+        index = m_freeRx.back();
+        m_freeRx.pop_back();
+    } else {
+        index = static_cast<uint32_t>(m_rx.size());
+        m_rx.emplace_back();
+    }
+    m_rx[index] = RxContext{};
+    RxContext& rx = m_rx[index];
+    rx.active = true;
+    rx.flowId = flowId;
+    rx.srcHost = srcHost;
+    rx.srcQp = srcQp;
+    rx.priority = priority;
+    return index;
+}
+
+void RoceNic::FreeRx(uint32_t rx) {
+    m_rx[rx].active = false;
+    m_freeRx.push_back(rx);
+}
+
+uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint64_t sizeBytes, uint8_t priority,
+                            uint16_t udpSrcPort, const cc::FlowParams& flow, Done done) {
+    uint32_t qp;
+    if (!m_freeQps.empty()) {
+        qp = m_freeQps.back();
+        m_freeQps.pop_back();
+    } else {
+        qp = static_cast<uint32_t>(m_qps.size());
+        m_qps.emplace_back();
+    }
+    QueuePair& q = m_qps[qp];
+    const TimePs now = nowPs();
+    q.flowId = flowId;
+    q.dstHost = dstHost;
+    q.udpSrcPort = udpSrcPort;
+    q.priority = priority;
+    q.sizeBytes = sizeBytes;
+    q.sndNxt = q.sndUna = q.highestSent = 0;
+    q.startPs = q.nextAvailPs = q.lastProgressPs = now;
+    q.rtoArmed = false;
+    ++q.generation;
+    q.cc = m_ccFactory(flow);
+    q.ccTimerPs = 0;
+    q.done = std::move(done);
+    q.dstQp = (*m_peers)[dstHost]->AllocRx(flowId, m_host, qp, priority);
+    q.state = QpState::Idle;
+    ++m_activeQps;
+    if (sizeBytes == 0) {
+        ns3::Simulator::ScheduleNow(&RoceNic::Complete, this, qp);
+        return qp;
+    }
+    ArmCcTimer(qp);
+    Activate(qp);
+    return qp;
+}
+
+bool RoceNic::WindowOpen(const QueuePair& q) const {
+    const uint64_t window = q.cc->windowBytes();
+    return window == 0 || q.sndNxt - q.sndUna < window;
+}
+
+void RoceNic::RingInsert(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    q.state = QpState::Ready;
+    uint32_t& head = m_ringHead[q.priority];
+    if (head == kNone) {
+        q.prev = q.next = qp;
+        head = qp;
+        return;
+    }
+    // Insert just before the head: the newcomer is served after everyone already waiting.
+    QueuePair& h = m_qps[head];
+    q.next = head;
+    q.prev = h.prev;
+    m_qps[h.prev].next = qp;
+    h.prev = qp;
+}
+
+void RoceNic::RingRemove(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    uint32_t& head = m_ringHead[q.priority];
+    if (q.next == qp) {
+        head = kNone;
+    } else {
+        m_qps[q.prev].next = q.next;
+        m_qps[q.next].prev = q.prev;
+        if (head == qp) {
+            head = q.next;
+        }
+    }
+}
+
+void RoceNic::Activate(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    if (q.state == QpState::Ready || q.state == QpState::Pacing || q.state == QpState::Free ||
+        q.sndNxt >= q.sizeBytes) {
+        return;
+    }
+    if (!WindowOpen(q)) {
+        q.state = QpState::Blocked;
+        return;
+    }
+    if (q.nextAvailPs > nowPs()) {
+        q.state = QpState::Pacing;
+        m_pacing.emplace_back(q.nextAvailPs, qp);
+        std::push_heap(m_pacing.begin(), m_pacing.end(), std::greater<>());
+        WakeAt(q.nextAvailPs);
+        return;
+    }
+    RingInsert(qp);
+    m_device->Kick();
+}
+
+void RoceNic::Reschedule(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    if (q.sndNxt >= q.sizeBytes) {
+        RingRemove(qp);
+        q.state = QpState::Idle;
+    } else if (!WindowOpen(q)) {
+        RingRemove(qp);
+        q.state = QpState::Blocked;
+    }
+}
+
+void RoceNic::WakeAt(TimePs atPs) {
+    if (m_wake.IsRunning() && m_wakeAtPs <= atPs) {
+        return;
+    }
+    m_wake.Cancel();
+    m_wakeAtPs = atPs;
+    m_wake = ns3::Simulator::Schedule(ns3::PicoSeconds(atPs - nowPs()), &RoceNic::Wake, this);
+}
+
+void RoceNic::Wake() {
+    m_device->Kick();
+}
+
+RocePacket* RoceNic::Dequeue(uint32_t, uint8_t pausedMask) {
+    if (!m_control.empty() && !(pausedMask >> m_control.front()->priority & 1)) {
+        return m_control.pop();
+    }
+    const TimePs now = nowPs();
+    while (!m_pacing.empty() && m_pacing.front().first <= now) {
+        std::pop_heap(m_pacing.begin(), m_pacing.end(), std::greater<>());
+        const uint32_t qp = m_pacing.back().second;
+        m_pacing.pop_back();
+        QueuePair& q = m_qps[qp];
+        if (q.state != QpState::Pacing) {
+            continue;  // stale entry: the QP finished or moved on
+        }
+        q.state = QpState::Idle;
+        Activate(qp);
+    }
+    for (int k = 0; k < kNumPriorities; ++k) {
+        const int priority = (m_lastPriority + 1 + k) % kNumPriorities;
+        if (pausedMask >> priority & 1) {
+            continue;
+        }
+        while (m_ringHead[priority] != kNone) {
+            const uint32_t qp = m_ringHead[priority];
+            QueuePair& q = m_qps[qp];
+            if (q.nextAvailPs > now) {
+                // Its rate dropped since it joined the ring: wait in the pacing heap instead.
+                RingRemove(qp);
+                q.state = QpState::Idle;
+                Activate(qp);
+                continue;
+            }
+            m_ringHead[priority] = q.next;  // round robin: the next QP goes first next time
+            m_lastPriority = priority;
+            RocePacket* packet = BuildData(qp);
+            Reschedule(qp);
+            return packet;
+        }
+    }
+    if (!m_pacing.empty()) {
+        WakeAt(m_pacing.front().first);
+    }
+    return nullptr;
+}
+
+RocePacket* RoceNic::BuildData(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    const TimePs now = nowPs();
+    const uint32_t payload =
+        static_cast<uint32_t>(std::min<uint64_t>(m_settings.mtuPayloadBytes, q.sizeBytes - q.sndNxt));
+    RocePacket* p = m_pool->allocate();
+    p->kind = PacketKind::Data;
+    p->priority = q.priority;
+    p->ecn = kEcnEct0;
+    p->srcHost = m_host;
+    p->dstHost = q.dstHost;
+    p->srcQp = qp;
+    p->dstQp = q.dstQp;
+    p->flow = q.flowId;
+    p->udpSrcPort = q.udpSrcPort;
+    p->seq = q.sndNxt;
+    p->payloadBytes = payload;
+    p->frameBytes = dataFrameBytes(payload, m_settings.intEnabled ? intBytes(0) : 0);
+    p->sentPs = now;
+    if (q.sndNxt < q.highestSent) {
+        m_retransmittedBytes += payload;
+    }
+    q.sndNxt += payload;
+    q.highestSent = std::max(q.highestSent, q.sndNxt);
+    p->lastOfMessage = q.sndNxt == q.sizeBytes;
+    q.nextAvailPs = now + wireTimePs(p->frameBytes, q.cc->rateBps());
+    q.cc->onSend(now / 1000, payload);
+    ArmRto(qp);
+    return p;
+}
+
+void RoceNic::Receive(uint32_t, RocePacket* packet) {
+    switch (packet->kind) {
+        case PacketKind::Data:
+            OnData(packet);
+            break;
+        case PacketKind::Ack:
+        case PacketKind::Nack:
+            OnAck(packet);
+            break;
+        case PacketKind::Cnp:
+            OnCnp(packet);
+            break;
+        case PacketKind::Pause:
+            m_pool->release(packet);
+            break;
+    }
+}
+
+void RoceNic::OnData(RocePacket* p) {
+    RxContext* rx = p->dstQp < m_rx.size() ? &m_rx[p->dstQp] : nullptr;
+    if (!rx || !rx->active || rx->flowId != p->flow) {
+        m_pool->release(p);  // a late copy of a finished message
+        return;
+    }
+    const TimePs now = nowPs();
+    if (p->ecn == kEcnCe) {
+        rx->ceSinceAck = true;
+        if (!m_settings.hpccMode && (!rx->cnpSent || now - rx->lastCnpPs >= m_settings.cnpIntervalPs)) {
+            rx->cnpSent = true;
+            rx->lastCnpPs = now;
+            ++m_cnpsSent;
+            SendControl(PacketKind::Cnp, p->dstQp, rx->expected, p);
+        }
+    }
+    if (p->seq == rx->expected) {
+        const uint64_t before = rx->expected;
+        rx->expected += p->payloadBytes;
+        rx->unacked += p->payloadBytes;
+        m_deliveredBytes += p->payloadBytes;
+        const bool chunkBoundary = m_settings.ackChunkBytes && before / m_settings.ackChunkBytes !=
+                                                                   rx->expected / m_settings.ackChunkBytes;
+        if (rx->unacked >= m_settings.ackIntervalBytes || p->lastOfMessage || chunkBoundary) {
+            SendControl(PacketKind::Ack, p->dstQp, rx->expected, p);
+        }
+    } else if (p->seq > rx->expected) {
+        ++m_outOfOrder;
+        if (rx->lastNackSeq != rx->expected || now - rx->lastNackPs >= m_settings.nackIntervalPs) {
+            rx->lastNackSeq = rx->expected;
+            rx->lastNackPs = now;
+            ++m_nacksSent;
+            SendControl(PacketKind::Nack, p->dstQp, rx->expected, p);
+        }
+    } else {
+        // A duplicate: re-acknowledge, so a lost ACK is repaired without waiting for another timeout.
+        SendControl(PacketKind::Ack, p->dstQp, rx->expected, p);
+    }
+    m_pool->release(p);
+}
+
+void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data) {
+    RxContext& rx = m_rx[rxIndex];
+    RocePacket* p = m_pool->allocate();
+    p->kind = kind;
+    p->priority = m_settings.ackPriority;
+    p->ecn = kEcnNotEct;
+    p->srcHost = m_host;
+    p->dstHost = rx.srcHost;
+    p->srcQp = rxIndex;
+    p->dstQp = rx.srcQp;
+    p->flow = rx.flowId;
+    p->udpSrcPort = data->udpSrcPort;
+    p->seq = seq;
+    p->payloadBytes = 0;
+    p->sentPs = data->sentPs;
+    if (kind == PacketKind::Cnp) {
+        p->frameBytes = cnpFrameBytes();
+    } else {
+        p->ecnEcho = m_settings.hpccMode && rx.ceSinceAck;
+        uint32_t hops = 0;
+        if (m_settings.hpccMode && m_settings.intEnabled) {
+            hops = data->intHops;
+            std::copy(data->hops, data->hops + hops, p->hops);
+            p->intHops = static_cast<uint8_t>(hops);
+        }
+        p->frameBytes = ackFrameBytes(m_settings.intEnabled ? intBytes(hops) : 0);
+        rx.unacked = 0;
+        rx.ceSinceAck = false;
+    }
+    m_control.push(p);
+    m_device->Kick();
+}
+
+void RoceNic::OnAck(RocePacket* p) {
+    QueuePair* q = p->dstQp < m_qps.size() ? &m_qps[p->dstQp] : nullptr;
+    if (!q || q->state == QpState::Free || q->flowId != p->flow) {
+        m_pool->release(p);
+        return;
+    }
+    const uint32_t qp = p->dstQp;
+    const TimePs now = nowPs();
+    const uint64_t newly = p->seq > q->sndUna ? p->seq - q->sndUna : 0;
+    if (newly) {
+        q->sndUna = p->seq;
+        q->lastProgressPs = now;
+    }
+    if (q->sndNxt < q->sndUna) {
+        q->sndNxt = q->sndUna;
+    }
+    if (p->kind == PacketKind::Nack && q->sndNxt > p->seq) {
+        q->sndNxt = p->seq;  // go-back-N from the receiver's next expected byte
+    }
+    cc::AckSignal signal;
+    signal.nowNs = now / 1000;
+    signal.ackSeq = p->seq;
+    signal.newlyAcked = newly;
+    signal.sndNxt = q->sndNxt;
+    signal.ecnEcho = p->ecnEcho;
+    signal.rttNs = p->sentPs ? (now - p->sentPs) / 1000 : 0;
+    signal.hops = p->hops;
+    signal.numHops = p->intHops;
+    const uint64_t rateBefore = q->cc->rateBps(), windowBefore = q->cc->windowBytes();
+    q->cc->onAck(signal);
+    m_pool->release(p);
+    if (q->cc->rateBps() != rateBefore || q->cc->windowBytes() != windowBefore) {
+        m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
+    }
+    if (q->sndUna >= q->sizeBytes) {
+        Complete(qp);
+        return;
+    }
+    ArmCcTimer(qp);
+    Activate(qp);
+}
+
+void RoceNic::OnCnp(RocePacket* p) {
+    QueuePair* q = p->dstQp < m_qps.size() ? &m_qps[p->dstQp] : nullptr;
+    if (q && q->state != QpState::Free && q->flowId == p->flow) {
+        const uint64_t rateBefore = q->cc->rateBps();
+        q->cc->onCnp(nowPs() / 1000);
+        if (q->cc->rateBps() != rateBefore) {
+            m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
+        }
+        ArmCcTimer(p->dstQp);
+    }
+    m_pool->release(p);
+}
+
+void RoceNic::ArmRto(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    if (q.rtoArmed) {
+        return;
+    }
+    q.rtoArmed = true;
+    const TimePs now = nowPs();
+    const TimePs due = std::max(now, q.lastProgressPs + m_settings.rtoPs);
+    ns3::Simulator::Schedule(ns3::PicoSeconds(due - now), &RoceNic::CheckRto, this, qp, q.generation);
+}
+
+void RoceNic::CheckRto(uint32_t qp, uint32_t generation) {
+    QueuePair& q = m_qps[qp];
+    if (q.generation != generation || q.state == QpState::Free) {
+        return;
+    }
+    q.rtoArmed = false;
+    if (q.sndUna >= q.highestSent) {
+        return;  // nothing in flight; the next packet re-arms the timer
+    }
+    const TimePs now = nowPs();
+    if (now - q.lastProgressPs >= m_settings.rtoPs) {
+        // No acknowledgement progress for a whole timeout: resend everything after the last cumulative ACK.
+        ++m_timeouts;
+        q.lastProgressPs = now;
+        if (q.state == QpState::Ready) {
+            RingRemove(qp);
+        }
+        q.sndNxt = q.sndUna;
+        q.state = QpState::Idle;
+        Activate(qp);
+    }
+    ArmRto(qp);
+}
+
+void RoceNic::ArmCcTimer(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    const cc::TimeNs due = q.cc->nextTimerNs();
+    if (due == cc::kNever) {
+        return;
+    }
+    const TimePs duePs = due * 1000;
+    if (q.ccTimerPs != 0 && q.ccTimerPs <= duePs) {
+        return;
+    }
+    q.ccTimerPs = duePs;
+    const TimePs now = nowPs();
+    ns3::Simulator::Schedule(ns3::PicoSeconds(duePs > now ? duePs - now : 0), &RoceNic::CcTimer, this, qp,
+                             q.generation);
+}
+
+void RoceNic::CcTimer(uint32_t qp, uint32_t generation) {
+    QueuePair& q = m_qps[qp];
+    if (q.generation != generation || q.state == QpState::Free) {
+        return;
+    }
+    const TimePs now = nowPs();
+    if (q.ccTimerPs > now) {
+        return;  // superseded by an earlier timer that re-armed a later one
+    }
+    q.ccTimerPs = 0;
+    const uint64_t rateBefore = q.cc->rateBps();
+    if (q.cc->nextTimerNs() <= now / 1000) {
+        q.cc->onTimer(now / 1000);
+    }
+    if (q.cc->rateBps() != rateBefore) {
+        m_rateTrace(q.flowId, q.cc->rateBps(), q.cc->windowBytes());
+    }
+    ArmCcTimer(qp);
+    Activate(qp);
+}
+
+void RoceNic::Complete(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    if (q.state == QpState::Ready) {
+        RingRemove(qp);
+    }
+    (*m_peers)[q.dstHost]->FreeRx(q.dstQp);
+    const FlowCompletion completion{q.flowId,    m_host,    q.dstHost, q.udpSrcPort,
+                                    q.sizeBytes, q.startPs, nowPs()};
+    Done done = std::move(q.done);
+    q.state = QpState::Free;
+    ++q.generation;
+    q.cc.reset();
+    q.done = nullptr;
+    --m_activeQps;
+    m_freeQps.push_back(qp);
+    if (done) {
+        done(completion);
+    }
+}
+
+std::string RoceNic::DescribeActive() const {
+    static const char* kStates[] = {"free", "ready", "pacing", "window-blocked", "idle"};
+    std::ostringstream out;
+    for (const QueuePair& q : m_qps) {
+        if (q.state != QpState::Free) {
+            out << "  host " << m_host << " flow " << q.flowId << " -> host " << q.dstHost << ": " << q.sndUna
+                << " of " << q.sizeBytes << " B acknowledged, next byte " << q.sndNxt << ", "
+                << kStates[static_cast<int>(q.state)] << "\n";
+        }
+    }
+    return out.str();
+}
+
+}  // namespace mlnet::roce

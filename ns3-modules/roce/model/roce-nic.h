@@ -1,0 +1,162 @@
+// RoCEv2 host NIC: one reliable-connected queue pair per message (64-bit sizes and sequence numbers), per-QP
+// rate pacing and optional window from its congestion-control state machine, O(1) round robin among eligible
+// QPs (one ring per priority; paced QPs wait in a heap, window-bound ones are parked until an ACK), ACK
+// coalescing, NACK with go-back-N, a retransmission timeout, receiver-side CNPs rate-limited per QP, and an
+// HPCC-compatible mode in which the ECN echo and INT ride on ACKs.
+#ifndef MLNET_ROCE_NIC_H
+#define MLNET_ROCE_NIC_H
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "ns3/event-id.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include "congestion-control.h"
+#include "roce-net-device.h"
+#include "roce-port-owner.h"
+
+namespace mlnet::roce {
+
+struct NicSettings {
+    uint32_t mtuPayloadBytes = 1000;  // payload per data packet
+    uint64_t ackIntervalBytes = 1;  // ACK when this many in-order bytes are unacknowledged (1: every packet)
+    uint64_t ackChunkBytes = 0;     // also ACK at every multiple of this offset (0: off)
+    TimePs nackIntervalPs = 500'000'000;  // minimum gap between NACKs for the same expected byte
+    TimePs cnpIntervalPs = 50'000'000;    // receiver sends at most one CNP per QP per interval (50 us)
+    TimePs rtoPs = 1'000'000'000;         // retransmission timeout (1 ms)
+    bool hpccMode = false;                // ECN echo and INT on ACKs instead of CNPs
+    bool intEnabled = false;              // data packets carry an INT stack
+    uint8_t ackPriority = 0;              // class of ACK/NACK/CNP (0: strict priority)
+};
+
+// Completion of one message at its sender (the last byte acknowledged).
+struct FlowCompletion {
+    uint64_t flowId;
+    uint32_t srcHost, dstHost;
+    uint16_t udpSrcPort;
+    uint64_t sizeBytes;
+    TimePs startPs, finishPs;
+};
+
+class RoceNic : public ns3::Object, public RocePortOwner {
+public:
+    static ns3::TypeId GetTypeId();
+    RoceNic();
+
+    using CcFactory = std::function<std::unique_ptr<cc::CongestionControl>(const cc::FlowParams&)>;
+    void Setup(uint32_t host, ns3::Ptr<RoceNetDevice> device, PacketPool* pool, NicSettings settings,
+               CcFactory ccFactory);
+    // Peers are reached through this table (host index -> NIC) so the receiving context can be made with the
+    // QP.
+    void SetPeers(const std::vector<RoceNic*>* nicsByHost) { m_peers = nicsByHost; }
+
+    // Starts a message of sizeBytes to `dstHost` now. `flow` carries path facts for the CC; `done` fires when
+    // the last byte is acknowledged.
+    using Done = std::function<void(const FlowCompletion&)>;
+    uint32_t StartFlow(uint64_t flowId, uint32_t dstHost, uint64_t sizeBytes, uint8_t priority,
+                       uint16_t udpSrcPort, const cc::FlowParams& flow, Done done);
+
+    RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) override;
+    void Receive(uint32_t port, RocePacket* packet) override;
+
+    uint32_t Host() const { return m_host; }
+    ns3::Ptr<RoceNetDevice> Device() const { return m_device; }
+    uint64_t ActiveFlows() const { return m_activeQps; }
+    uint64_t DeliveredBytes() const { return m_deliveredBytes; }  // in-order payload accepted as a receiver
+    uint64_t Timeouts() const { return m_timeouts; }
+    uint64_t NacksSent() const { return m_nacksSent; }
+    uint64_t CnpsSent() const { return m_cnpsSent; }
+    uint64_t OutOfOrderDrops() const { return m_outOfOrder; }
+    uint64_t RetransmittedBytes() const { return m_retransmittedBytes; }
+
+    // What each unfinished QP is doing, for hang reports.
+    std::string DescribeActive() const;
+
+    typedef void (*RateCallback)(uint64_t flowId, uint64_t rateBps, uint64_t windowBytes);
+
+private:
+    enum class QpState : uint8_t { Free, Ready, Pacing, Blocked, Idle };
+    struct QueuePair {
+        uint64_t flowId = 0;
+        uint32_t dstHost = 0;
+        uint32_t dstQp = 0;  // receive context at the peer
+        uint16_t udpSrcPort = 0;
+        uint8_t priority = 3;
+        QpState state = QpState::Free;
+        uint64_t sizeBytes = 0, sndNxt = 0, sndUna = 0, highestSent = 0;
+        TimePs startPs = 0, nextAvailPs = 0, lastProgressPs = 0;
+        bool rtoArmed = false;
+        uint32_t generation = 0;  // invalidates stale timers of a reused slot
+        std::unique_ptr<cc::CongestionControl> cc;
+        TimePs ccTimerPs = 0;
+        Done done;
+        // Ring links (Ready state).
+        uint32_t prev = 0, next = 0;
+    };
+    struct RxContext {
+        bool active = false;
+        uint64_t flowId = 0;
+        uint32_t srcHost = 0, srcQp = 0;
+        uint8_t priority = 3;
+        uint64_t expected = 0;
+        uint64_t unacked = 0;
+        bool ceSinceAck = false;
+        TimePs lastNackPs = 0;
+        uint64_t lastNackSeq = UINT64_MAX;
+        TimePs lastCnpPs = 0;
+        bool cnpSent = false;
+    };
+
+    uint32_t AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp, uint8_t priority);
+    void FreeRx(uint32_t rx);
+    void OnData(RocePacket* p);
+    void OnAck(RocePacket* p);
+    void OnCnp(RocePacket* p);
+    void SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data);
+    RocePacket* BuildData(uint32_t qp);
+    void Activate(uint32_t qp);
+    void RingInsert(uint32_t qp);
+    void RingRemove(uint32_t qp);
+    void Reschedule(uint32_t qp);
+    void WakeAt(TimePs atPs);
+    void Wake();
+    void ArmRto(uint32_t qp);
+    void CheckRto(uint32_t qp, uint32_t generation);
+    void ArmCcTimer(uint32_t qp);
+    void CcTimer(uint32_t qp, uint32_t generation);
+    void Complete(uint32_t qp);
+    bool WindowOpen(const QueuePair& q) const;
+
+    uint32_t m_host = 0;
+    ns3::Ptr<RoceNetDevice> m_device;
+    PacketPool* m_pool = nullptr;
+    NicSettings m_settings;
+    CcFactory m_ccFactory;
+    const std::vector<RoceNic*>* m_peers = nullptr;
+    std::vector<QueuePair> m_qps;
+    std::vector<uint32_t> m_freeQps;
+    std::vector<RxContext> m_rx;
+    std::vector<uint32_t> m_freeRx;
+    // Per priority: head of the ring of Ready QPs (UINT32_MAX: empty).
+    uint32_t m_ringHead[kNumPriorities];
+    int m_lastPriority = 0;
+    std::vector<std::pair<TimePs, uint32_t>> m_pacing;  // min-heap on next-available time
+    PacketQueue m_control;
+    TimePs m_wakeAtPs = 0;
+    ns3::EventId m_wake;
+    uint64_t m_activeQps = 0;
+    uint64_t m_deliveredBytes = 0;
+    uint64_t m_timeouts = 0;
+    uint64_t m_nacksSent = 0;
+    uint64_t m_cnpsSent = 0;
+    uint64_t m_outOfOrder = 0;
+    uint64_t m_retransmittedBytes = 0;
+    ns3::TracedCallback<uint64_t, uint64_t, uint64_t> m_rateTrace;
+};
+
+}  // namespace mlnet::roce
+
+#endif

@@ -1,0 +1,163 @@
+// The packet as the RoCE model moves it: a compact, pooled descriptor with the fields every layer needs and
+// the exact frame size on the wire. Real header bytes are produced from it only for pcap output
+// (wire-format.h), so the hot path never serializes, allocates or copies payload.
+#ifndef MLNET_ROCE_PACKET_H
+#define MLNET_ROCE_PACKET_H
+
+#include <cstdint>
+#include <vector>
+
+#include "int-hop.h"
+
+namespace mlnet::roce {
+
+using TimeNs = uint64_t;
+using TimePs = uint64_t;  // the RoCE model runs on picoseconds: a 1 kB frame at 100 Gb/s is 86.56 ns
+
+enum class PacketKind : uint8_t {
+    Data,   // RoCEv2 RC SEND/WRITE: BTH (+ INT) + payload
+    Ack,    // BTH + AETH (ACK)
+    Nack,   // BTH + AETH (NAK, PSN sequence error)
+    Cnp,    // RoCEv2 congestion notification packet (BTH opcode 0x81)
+    Pause,  // IEEE 802.1Qbb PFC frame
+};
+
+inline constexpr int kNumPriorities = 8;
+// Enough for any path of a 5-tier network; a longer path is an error, never a silent truncation.
+inline constexpr int kMaxIntHops = 16;
+
+using IntHop = cc::IntHop;
+
+// IP ECN field values.
+inline constexpr uint8_t kEcnNotEct = 0;
+inline constexpr uint8_t kEcnEct0 = 2;
+inline constexpr uint8_t kEcnCe = 3;
+
+struct RocePacket {
+    PacketKind kind = PacketKind::Data;
+    uint8_t priority = 3;        // 802.1p class, also the switch queue
+    uint8_t ecn = kEcnEct0;      // IP ECN bits
+    bool ecnEcho = false;        // ACK: the acknowledged data carried CE (HPCC-compatible NIC mode)
+    bool lastOfMessage = false;  // data: the message's final packet (the receiver ACKs it at once)
+    uint8_t intHops = 0;
+    uint32_t srcHost = 0, dstHost = 0;
+    uint32_t srcQp = 0, dstQp = 0;  // queue-pair numbers at the two NICs
+    uint64_t flow = 0;              // message id: tells a reused QP slot from its previous message
+    uint16_t udpSrcPort = 0;        // RoCEv2 varies the UDP source port per QP for ECMP entropy
+    uint64_t seq = 0;               // data: byte offset of the payload; ACK/NACK: next expected byte
+    uint32_t payloadBytes = 0;
+    uint32_t frameBytes =
+        0;                // Ethernet frame incl. FCS; preamble and inter-frame gap are added by the device
+    uint64_t sentPs = 0;  // when the sender built the data packet (echoed on ACKs for RTT samples)
+    // PFC frames: class-enable vector and per-class pause quanta (units of 512 bit times at the link rate).
+    uint8_t pauseClasses = 0;
+    uint16_t pauseQuanta[kNumPriorities] = {};
+    // Switch bookkeeping.
+    uint32_t ingressPort = 0;
+    uint64_t id = 0;             // unique per packet, for traces
+    IntHop* hops = nullptr;      // kMaxIntHops slots when the pool carries INT, else null
+    RocePacket* next = nullptr;  // intrusive FIFO link
+};
+
+// Free-list allocator: packets are recycled, never freed, so steady state does no heap allocation. INT
+// storage is attached to every packet slot only when INT is on, so runs without HPCC do not pay for it.
+class PacketPool {
+public:
+    explicit PacketPool(bool withInt = false) : m_withInt(withInt) {}
+    PacketPool(const PacketPool&) = delete;
+    PacketPool& operator=(const PacketPool&) = delete;
+
+    RocePacket* allocate() {
+        RocePacket* p;
+        if (m_free) {
+            p = m_free;
+            m_free = p->next;
+        } else {
+            if (m_nextInBlock == kBlockPackets) {
+                m_blocks.emplace_back(new RocePacket[kBlockPackets]);
+                if (m_withInt) {
+                    m_intBlocks.emplace_back(new IntHop[kBlockPackets * kMaxIntHops]);
+                    for (std::size_t i = 0; i < kBlockPackets; ++i) {
+                        m_blocks.back()[i].hops = m_intBlocks.back() + i * kMaxIntHops;
+                    }
+                }
+                m_nextInBlock = 0;
+            }
+            p = &m_blocks.back()[m_nextInBlock++];
+        }
+        p->next = nullptr;
+        p->intHops = 0;
+        p->ecnEcho = false;
+        p->lastOfMessage = false;
+        p->id = ++m_issued;
+        ++m_live;
+        return p;
+    }
+    void release(RocePacket* p) {
+        p->next = m_free;
+        m_free = p;
+        --m_live;
+    }
+    uint64_t live() const { return m_live; }
+    uint64_t issued() const { return m_issued; }
+    bool withInt() const { return m_withInt; }
+    ~PacketPool() {
+        for (RocePacket* b : m_blocks) {
+            delete[] b;
+        }
+        for (IntHop* b : m_intBlocks) {
+            delete[] b;
+        }
+    }
+
+private:
+    static constexpr std::size_t kBlockPackets = 4096;
+    bool m_withInt;
+    std::vector<RocePacket*> m_blocks;
+    std::vector<IntHop*> m_intBlocks;
+    std::size_t m_nextInBlock = kBlockPackets;
+    RocePacket* m_free = nullptr;
+    uint64_t m_issued = 0;
+    uint64_t m_live = 0;
+};
+
+// FIFO of packets through their intrusive links.
+class PacketQueue {
+public:
+    bool empty() const { return m_head == nullptr; }
+    RocePacket* front() const { return m_head; }
+    uint64_t bytes() const { return m_bytes; }
+    uint32_t size() const { return m_count; }
+    void push(RocePacket* p) {
+        p->next = nullptr;
+        if (m_tail) {
+            m_tail->next = p;
+        } else {
+            m_head = p;
+        }
+        m_tail = p;
+        m_bytes += p->frameBytes;
+        ++m_count;
+    }
+    RocePacket* pop() {
+        RocePacket* p = m_head;
+        m_head = p->next;
+        if (!m_head) {
+            m_tail = nullptr;
+        }
+        p->next = nullptr;
+        m_bytes -= p->frameBytes;
+        --m_count;
+        return p;
+    }
+
+private:
+    RocePacket* m_head = nullptr;
+    RocePacket* m_tail = nullptr;
+    uint64_t m_bytes = 0;
+    uint32_t m_count = 0;
+};
+
+}  // namespace mlnet::roce
+
+#endif

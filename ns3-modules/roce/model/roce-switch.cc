@@ -1,0 +1,203 @@
+#include "roce-switch.h"
+
+#include "ns3/simulator.h"
+
+#include "roce-timing.h"
+#include "wire-format.h"
+
+namespace mlnet::roce {
+
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
+
+namespace {
+
+TimePs nowPs() {
+    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
+}
+
+uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+}  // namespace
+
+uint64_t flowHash(const RocePacket& p, uint64_t seed) {
+    const uint64_t hosts = uint64_t{p.srcHost} << 32 | p.dstHost;
+    const uint64_t ports = uint64_t{p.udpSrcPort} << 16 | 4791;
+    return mix(mix(hosts ^ seed) ^ (ports << 8 | 17));
+}
+
+ns3::TypeId RoceSwitch::GetTypeId() {
+    static ns3::TypeId tid =
+        ns3::TypeId("mlnet::roce::RoceSwitch")
+            .SetParent<ns3::Node>()
+            .SetGroupName("Roce")
+            .AddConstructor<RoceSwitch>()
+            .AddTraceSource(
+                "Pfc", "The switch sent a PFC pause (true) or resume (false): node, port, priority.",
+                ns3::MakeTraceSourceAccessor(&RoceSwitch::m_pfcTrace), "mlnet::roce::RoceSwitch::PfcCallback")
+            .AddTraceSource("Drop", "A packet was dropped for lack of buffer: node, ingress port, packet.",
+                            ns3::MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
+                            "mlnet::roce::RoceSwitch::DropCallback")
+            .AddTraceSource("EcnMark", "A data packet was CE-marked at dequeue: node, egress port, packet.",
+                            ns3::MakeTraceSourceAccessor(&RoceSwitch::m_ecnTrace),
+                            "mlnet::roce::RoceSwitch::DropCallback");
+    return tid;
+}
+
+RoceSwitch::RoceSwitch() : m_random(ns3::CreateObject<ns3::UniformRandomVariable>()) {}
+
+void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig mmu, SwitchSettings settings,
+                           PacketPool* pool, uint32_t nodeId) {
+    m_ports.resize(ports.size());
+    for (std::size_t i = 0; i < ports.size(); ++i) {
+        m_ports[i].device = ports[i];
+        ports[i]->Setup(this, static_cast<uint32_t>(i), pool);
+    }
+    m_mmu = std::make_unique<SwitchMmu>(std::move(mmu));
+    m_settings = settings;
+    m_pool = pool;
+    m_nodeId = nodeId;
+}
+
+void RoceSwitch::SetRoutes(std::vector<uint32_t> routeBegin, std::vector<uint16_t> routePorts,
+                           uint64_t ecmpSeed) {
+    m_routeBegin = std::move(routeBegin);
+    m_routePorts = std::move(routePorts);
+    m_ecmpSeed = ecmpSeed;
+}
+
+uint32_t RoceSwitch::Route(const RocePacket& packet) const {
+    const uint32_t begin = m_routeBegin[packet.dstHost];
+    const uint32_t count = m_routeBegin[packet.dstHost + 1] - begin;
+    NS_ABORT_MSG_IF(count == 0, "switch " << m_nodeId << " has no route to host " << packet.dstHost);
+    return m_routePorts[begin + (count == 1 ? 0 : flowHash(packet, m_ecmpSeed) % count)];
+}
+
+void RoceSwitch::Receive(uint32_t port, RocePacket* packet) {
+    packet->ingressPort = port;
+    const uint32_t out = Route(*packet);
+    const uint8_t q = packet->priority;
+    if (!m_mmu->admit(port, q, out, packet->frameBytes)) {
+        ++m_drops;
+        m_dropTrace(m_nodeId, port, packet);
+        m_pool->release(packet);
+        return;
+    }
+    Port& egress = m_ports[out];
+    egress.queues[q].push(packet);
+    egress.queuedBytes += packet->frameBytes;
+    egress.maxQueueBytes = std::max(egress.maxQueueBytes, egress.queuedBytes);
+    Sample(out);
+    if (m_mmu->checkPause(port, q)) {
+        SendPause(port, q);
+    }
+    egress.device->Kick();
+}
+
+void RoceSwitch::SendPause(uint32_t port, uint8_t priority) {
+    ++m_pausesSent;
+    m_pfcTrace(m_nodeId, port, priority, true);
+    Port& p = m_ports[port];
+    p.device->SendPause(static_cast<uint8_t>(1u << priority), m_settings.pauseQuanta);
+    if (!p.refreshPending[priority]) {
+        // Renew the pause before it expires for as long as the queue stays congested.
+        p.refreshPending[priority] = true;
+        const TimePs half = pauseDurationPs(m_settings.pauseQuanta, p.device->RateBps()) / 2;
+        ns3::Simulator::Schedule(ns3::PicoSeconds(half), &RoceSwitch::RefreshPause, this, port, priority);
+    }
+}
+
+void RoceSwitch::RefreshPause(uint32_t port, uint8_t priority) {
+    Port& p = m_ports[port];
+    p.refreshPending[priority] = false;
+    if (m_mmu->paused(port, priority)) {
+        p.device->SendPause(static_cast<uint8_t>(1u << priority), m_settings.pauseQuanta);
+        p.refreshPending[priority] = true;
+        const TimePs half = pauseDurationPs(m_settings.pauseQuanta, p.device->RateBps()) / 2;
+        ns3::Simulator::Schedule(ns3::PicoSeconds(half), &RoceSwitch::RefreshPause, this, port, priority);
+    }
+}
+
+int RoceSwitch::PickDataClass(Port& port, uint8_t pausedMask) {
+    auto eligible = [&](int q) { return !(pausedMask >> q & 1) && !port.queues[q].empty(); };
+    if (m_settings.scheduler == DataScheduler::RoundRobin) {
+        // Per-packet round robin among classes 1..7, as the reference switch does.
+        for (int k = 0; k < kNumPriorities - 1; ++k) {
+            const int q = 1 + (port.current + k) % (kNumPriorities - 1);
+            if (eligible(q)) {
+                port.current = q;  // next call starts after q
+                return q;
+            }
+        }
+        return -1;
+    }
+    // Deficit round robin by bytes: keep serving the current class while its deficit covers the head packet.
+    for (int k = 0; k < 2 * kNumPriorities; ++k) {
+        const int q = port.current;
+        if (eligible(q) && port.deficit[q] >= port.queues[q].front()->frameBytes) {
+            port.deficit[q] -= port.queues[q].front()->frameBytes;
+            return q;
+        }
+        if (!eligible(q) && port.queues[q].empty()) {
+            port.deficit[q] = 0;
+        }
+        port.current = 1 + port.current % (kNumPriorities - 1);
+        if (eligible(port.current)) {
+            port.deficit[port.current] += m_settings.dwrrQuantumBytes;
+        }
+    }
+    return -1;
+}
+
+RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
+    Port& port = m_ports[portIndex];
+    int q = (!(pausedMask & 1) && !port.queues[0].empty()) ? 0 : PickDataClass(port, pausedMask);
+    if (q < 0) {
+        return nullptr;
+    }
+    RocePacket* packet = port.queues[q].pop();
+    port.queuedBytes -= packet->frameBytes;
+    Sample(portIndex);
+    m_mmu->release(packet->ingressPort, static_cast<uint8_t>(q), portIndex, packet->frameBytes);
+    if (packet->kind == PacketKind::Data) {
+        if (packet->ecn != kEcnNotEct && packet->ecn != kEcnCe &&
+            m_mmu->ecnMark(portIndex, static_cast<uint8_t>(q), m_random->GetValue())) {
+            packet->ecn = kEcnCe;
+            ++m_ecnMarks;
+            m_ecnTrace(m_nodeId, portIndex, packet);
+        }
+        if (m_settings.intEnabled) {
+            NS_ABORT_MSG_IF(packet->intHops >= kMaxIntHops,
+                            "INT stack full: path longer than " << kMaxIntHops << " switch hops");
+            packet->hops[packet->intHops++] =
+                IntHop{static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds()), port.txBytes,
+                       port.queuedBytes, port.device->RateBps()};
+        }
+    }
+    port.txBytes += packet->frameBytes;
+    if (m_mmu->checkResume(packet->ingressPort, static_cast<uint8_t>(q))) {
+        m_pfcTrace(m_nodeId, packet->ingressPort, static_cast<uint8_t>(q), false);
+        m_ports[packet->ingressPort].device->SendPause(static_cast<uint8_t>(1u << q), 0);
+    }
+    return packet;
+}
+
+void RoceSwitch::Sample(uint32_t port) {
+    if (m_settings.queueSampleIntervalPs == 0) {
+        return;
+    }
+    Port& p = m_ports[port];
+    const TimePs now = nowPs();
+    if (now >= p.nextSamplePs) {
+        m_samples.push_back({now, port, p.queuedBytes});
+        p.nextSamplePs = now + m_settings.queueSampleIntervalPs;
+    }
+}
+
+}  // namespace mlnet::roce

@@ -1,0 +1,114 @@
+#include "switch-mmu.h"
+
+#include <algorithm>
+
+namespace mlnet::roce {
+
+SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
+    const std::size_t ports = m_config.ports.size();
+    m_in.resize(ports * kPriorities);
+    m_out.assign(ports * kPriorities, 0);
+    m_headroomUsed.assign(ports, 0);
+    for (const MmuPortConfig& p : m_config.ports) {
+        m_headroomTotal += m_config.pfcEnabled ? p.headroomBytes : 0;
+    }
+    // Every (port, priority) owns its reserve (the reference counts it once per port).
+    m_reserveTotal = ports * kPriorities * m_config.reserveBytes;
+}
+
+uint64_t SwitchMmu::threshold(uint32_t inPort) const {
+    const uint64_t committed = m_headroomTotal + m_reserveTotal + m_sharedUsed;
+    const uint64_t free = m_config.bufferBytes > committed ? m_config.bufferBytes - committed : 0;
+    return free >> m_config.ports[inPort].alphaShift;
+}
+
+bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes) {
+    Ingress& in = m_in[index(inPort, priority)];
+    const uint64_t sharedBefore = beyondReserve(in);
+    const uint64_t privateAfter = in.bytes - in.headroom + bytes;
+    const uint64_t sharedAfter =
+        privateAfter > m_config.reserveBytes ? privateAfter - m_config.reserveBytes : 0;
+    const uint64_t sharedGrowth = sharedAfter - sharedBefore;
+    // Once a queue spills into headroom it stays there until it drains, so packets are not reordered across
+    // pools.
+    const bool toShared = in.headroom == 0 && (sharedGrowth == 0 || sharedAfter <= threshold(inPort));
+    if (toShared) {
+        m_sharedUsed += sharedGrowth;
+    } else if (m_config.pfcEnabled &&
+               m_headroomUsed[inPort] + bytes <= m_config.ports[inPort].headroomBytes) {
+        in.headroom += bytes;
+        m_headroomUsed[inPort] += bytes;
+    } else {
+        ++m_drops;
+        return false;
+    }
+    in.bytes += bytes;
+    m_out[index(outPort, priority)] += bytes;
+    m_total += bytes;
+    m_peak = std::max(m_peak, m_total);
+    return true;
+}
+
+void SwitchMmu::release(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes) {
+    Ingress& in = m_in[index(inPort, priority)];
+    // Headroom drains first, then the shared part, then the reserve (the reference's order).
+    const uint64_t fromHeadroom = std::min<uint64_t>(in.headroom, bytes);
+    const uint64_t sharedBefore = beyondReserve(in);
+    in.headroom -= fromHeadroom;
+    m_headroomUsed[inPort] -= fromHeadroom;
+    in.bytes -= bytes;
+    m_sharedUsed -= sharedBefore - beyondReserve(in);
+    m_out[index(outPort, priority)] -= bytes;
+    m_total -= bytes;
+}
+
+bool SwitchMmu::checkPause(uint32_t inPort, uint8_t priority) {
+    Ingress& in = m_in[index(inPort, priority)];
+    if (!m_config.pfcEnabled || in.paused) {
+        return false;
+    }
+    if (in.headroom > 0 || beyondReserve(in) >= threshold(inPort)) {
+        in.paused = true;
+        return true;
+    }
+    return false;
+}
+
+bool SwitchMmu::checkResume(uint32_t inPort, uint8_t priority) {
+    Ingress& in = m_in[index(inPort, priority)];
+    if (!in.paused || in.headroom > 0) {
+        return false;
+    }
+    const uint64_t shared = beyondReserve(in);
+    if (shared == 0 || shared + m_config.resumeOffsetBytes <= threshold(inPort)) {
+        in.paused = false;
+        return true;
+    }
+    return false;
+}
+
+bool SwitchMmu::ecnMark(uint32_t outPort, uint8_t priority, double uniform) const {
+    if (!m_config.ecnEnabled) {
+        return false;
+    }
+    const MmuPortConfig& p = m_config.ports[outPort];
+    const uint64_t q = m_out[index(outPort, priority)];
+    if (q > p.kmaxBytes) {
+        return true;
+    }
+    if (q > p.kminBytes && p.kmaxBytes > p.kminBytes) {
+        return uniform <
+               p.pmax * static_cast<double>(q - p.kminBytes) / static_cast<double>(p.kmaxBytes - p.kminBytes);
+    }
+    return false;
+}
+
+uint64_t SwitchMmu::egressPortBytes(uint32_t outPort) const {
+    uint64_t sum = 0;
+    for (int q = 0; q < kPriorities; ++q) {
+        sum += m_out[index(outPort, static_cast<uint8_t>(q))];
+    }
+    return sum;
+}
+
+}  // namespace mlnet::roce

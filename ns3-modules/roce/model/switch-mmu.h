@@ -1,0 +1,87 @@
+// Shared-buffer accounting of an output-queued switch (the HPCC-lineage model, without its defects): per
+// (ingress port, priority) a private reserve, then the shared pool under a dynamic threshold
+// (free shared buffer >> alpha shift), then the port's headroom, which absorbs what arrives after a PFC pause
+// was sent. Pause when the headroom is in use or the shared share reaches the threshold; resume with
+// hysteresis. ECN marking follows RED on the egress queue (kmin, kmax, pmax). Memory is proportional to the
+// port count.
+#ifndef MLNET_ROCE_SWITCH_MMU_H
+#define MLNET_ROCE_SWITCH_MMU_H
+
+#include <cstdint>
+#include <vector>
+
+namespace mlnet::roce {
+
+struct MmuPortConfig {
+    uint64_t headroomBytes = 0;  // PFC headroom of the port (all priorities share it)
+    uint32_t alphaShift = 3;     // dynamic-threshold alpha = 2^-alphaShift
+    uint64_t kminBytes = 0, kmaxBytes = 0;
+    double pmax = 0;
+};
+
+struct MmuConfig {
+    uint64_t bufferBytes = 32ull << 20;
+    uint64_t reserveBytes = 4096;       // per (ingress port, priority)
+    uint64_t resumeOffsetBytes = 3072;  // XON hysteresis
+    bool pfcEnabled = true;
+    bool ecnEnabled = true;
+    std::vector<MmuPortConfig> ports;
+};
+
+class SwitchMmu {
+public:
+    static constexpr int kPriorities = 8;
+
+    explicit SwitchMmu(MmuConfig config);
+
+    // Admits a packet arriving on (inPort, priority) for outPort; false means it must be dropped (counted).
+    bool admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes);
+    // The packet left the switch from outPort.
+    void release(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes);
+
+    // PFC decisions for an ingress queue; each returns true once per transition (the caller sends the frame).
+    bool checkPause(uint32_t inPort, uint8_t priority);
+    bool checkResume(uint32_t inPort, uint8_t priority);
+    bool paused(uint32_t inPort, uint8_t priority) const { return m_in[index(inPort, priority)].paused; }
+
+    // RED on the egress queue length after the packet left; `uniform` is a draw from [0, 1).
+    bool ecnMark(uint32_t outPort, uint8_t priority, double uniform) const;
+
+    uint64_t egressBytes(uint32_t outPort, uint8_t priority) const { return m_out[index(outPort, priority)]; }
+    uint64_t egressPortBytes(uint32_t outPort) const;
+    uint64_t sharedUsedBytes() const { return m_sharedUsed; }
+    uint64_t totalBytes() const { return m_total; }
+    uint64_t threshold(uint32_t inPort) const;
+    uint64_t drops() const { return m_drops; }
+    uint64_t peakBytes() const { return m_peak; }
+    const MmuConfig& config() const { return m_config; }
+
+private:
+    struct Ingress {
+        uint64_t bytes = 0;     // everything queued from this (port, priority), reserve included
+        uint64_t headroom = 0;  // part of it held in the port's headroom
+        bool paused = false;
+    };
+    static std::size_t index(uint32_t port, uint8_t priority) {
+        return std::size_t{port} * kPriorities + priority;
+    }
+    uint64_t beyondReserve(const Ingress& in) const {
+        return in.bytes - in.headroom > m_config.reserveBytes ? in.bytes - in.headroom - m_config.reserveBytes
+                                                              : 0;
+    }
+
+    MmuConfig m_config;
+    std::vector<Ingress> m_in;
+    std::vector<uint64_t> m_out;
+    std::vector<uint64_t> m_headroomUsed;  // per port
+    uint64_t m_headroomTotal = 0;
+    uint64_t m_reserveTotal = 0;
+    uint64_t m_sharedUsed = 0;
+    uint64_t m_total = 0;
+    uint64_t m_peak = 0;
+    uint64_t m_drops = 0;
+};
+
+}  // namespace mlnet::roce
+
+#endif

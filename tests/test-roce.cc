@@ -1,0 +1,265 @@
+// The RoCE model on small networks: line-rate throughput against the analytic time, lossless incast under
+// PFC, lossy recovery by go-back-N and timeouts, ECN marking thresholds, the hang detector, and a pcap that
+// tshark decodes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "ns3/simulator.h"
+
+#include "roce-network.h"
+#include "switch-mmu.h"
+#include "trace-test-util.h"
+#include "wire-format.h"
+
+namespace mlnet::roce {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t k100G = 100'000'000'000ull;
+
+// Hosts 0..n-1 on one switch (node n), every cable 100 Gb/s and 1 us.
+HpccTopologyFile star(uint32_t hosts, double errorRate = 0) {
+    HpccTopologyFile t;
+    t.numNodes = hosts + 1;
+    t.switchIds = {hosts};
+    t.isHost.assign(hosts + 1, true);
+    t.isHost[hosts] = false;
+    for (uint32_t h = 0; h < hosts; ++h) {
+        t.cables.push_back({h, hosts, k100G, 1000, h == 0 ? errorRate : 0.0, 0});
+    }
+    return t;
+}
+
+RoceNetworkConfig baseConfig() {
+    RoceNetworkConfig c;
+    c.ecn = {{k100G, 100'000, 400'000, 0.2}};
+    c.bufferBytes = 32ull << 20;
+    return c;
+}
+
+uint64_t deliveredBytes(RoceNetwork& net) {
+    uint64_t sum = 0;
+    for (uint32_t h = 0; h < net.NumHosts(); ++h) {
+        sum += net.Nic(h).DeliveredBytes();
+    }
+    return sum;
+}
+
+TEST(RoceNetwork, SingleFlowRunsAtLineRateWithinHalfAPercentOfTheAnalyticTime) {
+    Diagnostics diag;
+    RoceNetwork net(star(2), baseConfig(), diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    const uint64_t size = 10'000'000;
+    net.AddFlow(0, 1, size, 3, 100, 0);
+    ASSERT_TRUE(net.Run(1'000'000'000'000ull)) << net.HangReport();
+    ASSERT_EQ(net.Fct().size(), 1u);
+    const FctRecordPs& r = net.Fct()[0];
+    // 10,000 packets of 1000 B; each takes (1000 + 62 header/trailer bytes + 20 preamble/gap) x 8 bits on the
+    // wire.
+    const double packetPs = (1000 + 62 + 20) * 8 / 100e9 * 1e12;
+    const double ackPs = (ackFrameBytes(0) + 20) * 8 / 100e9 * 1e12;
+    // Last packet: both hops; its ACK: both hops back; four propagation delays.
+    const double analyticPs = 10'000 * packetPs + packetPs + 2 * ackPs + 4 * 1e6;
+    const double fctPs = static_cast<double>(r.finishPs - r.startPs);
+    EXPECT_NEAR(fctPs, analyticPs, 0.005 * analyticPs);
+    EXPECT_GE(fctPs, analyticPs - 1);
+    EXPECT_EQ(net.Nic(1).DeliveredBytes(), size);
+    EXPECT_EQ(net.TotalDrops(), 0u);
+    // The ideal FCT reported for slowdowns uses the same overheads.
+    EXPECT_NEAR(static_cast<double>(r.idealPs), analyticPs, 0.005 * analyticPs);
+}
+
+TEST(RoceNetwork, IncastWithPfcIsLosslessAndPauses) {
+    Diagnostics diag;
+    RoceNetworkConfig config = baseConfig();
+    config.ecnEnabled = false;
+    RoceNetwork net(star(9), config, diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    const uint64_t size = 4'000'000;
+    for (uint32_t s = 1; s <= 8; ++s) {
+        net.AddFlow(s, 0, size, 3, 100, 0);
+    }
+    ASSERT_TRUE(net.Run(1'000'000'000'000ull)) << net.HangReport();
+    EXPECT_EQ(net.TotalDrops(), 0u);
+    EXPECT_EQ(net.Nic(0).DeliveredBytes(), 8 * size);
+    uint64_t pauses = 0, resumes = 0;
+    for (const PfcEvent& e : net.Pfc()) {
+        (e.pause ? pauses : resumes) += 1;
+        EXPECT_FALSE(e.isSwitch) << "only the senders are paused in an incast";
+    }
+    EXPECT_GT(pauses, 0u);
+    EXPECT_GT(resumes, 0u);
+    // The bottleneck drains at line rate: the last flow ends close to 32 MB at 100 Gb/s.
+    TimePs last = 0;
+    for (const FctRecordPs& r : net.Fct()) {
+        last = std::max(last, r.finishPs);
+    }
+    const double ideal = 8.0 * size / 1000 * (1082 * 8) / 100e9 * 1e12;
+    EXPECT_LT(static_cast<double>(last), 1.05 * ideal);
+    EXPECT_GT(static_cast<double>(last), ideal);
+}
+
+TEST(RoceNetwork, LossyIncastRecoversEveryByteWithGoBackNAndTimeouts) {
+    Diagnostics diag;
+    RoceNetworkConfig config = baseConfig();
+    config.pfcEnabled = false;
+    config.ecnEnabled = false;
+    config.bufferBytes = 1 << 20;
+    config.nic.rtoPs = 200'000'000;  // 200 us
+    RoceNetwork net(star(9), config, diag);
+    ASSERT_FALSE(diag.hasErrors());
+    const uint64_t size = 1'000'000;
+    for (uint32_t s = 1; s <= 8; ++s) {
+        net.AddFlow(s, 0, size, 3, 100, 0);
+    }
+    ASSERT_TRUE(net.Run(10'000'000'000'000ull)) << net.HangReport();
+    EXPECT_GT(net.TotalDrops(), 0u);
+    EXPECT_EQ(net.Nic(0).DeliveredBytes(), 8 * size);
+    EXPECT_EQ(net.Fct().size(), 8u);
+    EXPECT_TRUE(net.Pfc().empty());
+    uint64_t nacks = net.Nic(0).NacksSent();
+    EXPECT_GT(nacks, 0u);
+}
+
+TEST(RoceNetwork, OnePercentRandomLossStillCompletesEveryFlow) {
+    Diagnostics diag;
+    RoceNetworkConfig config = baseConfig();
+    config.nic.rtoPs = 100'000'000;
+    RoceNetwork net(star(3, 0.01), config, diag);  // host 0's cable drops 1% of frames both ways
+    ASSERT_FALSE(diag.hasErrors());
+    net.AddFlow(0, 1, 2'000'000, 3, 100, 0);
+    net.AddFlow(2, 0, 2'000'000, 3, 100, 0);
+    net.AddFlow(1, 2, 2'000'000, 3, 100, 0);
+    ASSERT_TRUE(net.Run(10'000'000'000'000ull)) << net.HangReport();
+    EXPECT_GT(net.TotalDrops(), 0u);
+    EXPECT_EQ(net.Fct().size(), 3u);
+    EXPECT_EQ(deliveredBytes(net), 6'000'000u);
+}
+
+TEST(RoceNetwork, EcnMarksOnlyAboveKmin) {
+    Diagnostics diag;
+    RoceNetworkConfig config = baseConfig();
+    config.ecn = {{k100G, 200'000, 800'000, 0.5}};
+    RoceNetwork net(star(5), config, diag);
+    ASSERT_FALSE(diag.hasErrors());
+    ns3::Ptr<RoceSwitch> sw = net.Switches()[0];
+    uint64_t marks = 0, belowKmin = 0;
+    sw->TraceConnectWithoutContext(
+        "EcnMark", ns3::MakeBoundCallback(
+                       +[](std::pair<uint64_t*, uint64_t*>* counters, ns3::Ptr<RoceSwitch> s, uint32_t,
+                           uint32_t port, const RocePacket* p) {
+                           ++*counters->first;
+                           if (s->Mmu().egressBytes(port, p->priority) <= 200'000) {
+                               ++*counters->second;
+                           }
+                       },
+                       new std::pair<uint64_t*, uint64_t*>(&marks, &belowKmin), sw));
+    for (uint32_t s = 1; s <= 4; ++s) {
+        net.AddFlow(s, 0, 3'000'000, 3, 100, 0);
+    }
+    ASSERT_TRUE(net.Run(1'000'000'000'000ull)) << net.HangReport();
+    EXPECT_GT(marks, 0u);
+    EXPECT_EQ(belowKmin, 0u);
+    EXPECT_EQ(marks, sw->EcnMarks());
+}
+
+TEST(SwitchMmu, RedMarkingFollowsPmaxBetweenKminAndKmax) {
+    MmuConfig c;
+    c.bufferBytes = 64 << 20;
+    c.ports.resize(2, MmuPortConfig{100'000, 3, 100'000, 300'000, 0.4});
+    SwitchMmu mmu(c);
+    auto fraction = [&] {
+        int marked = 0;
+        for (int i = 0; i < 1000; ++i) {
+            marked += mmu.ecnMark(1, 3, (i + 0.5) / 1000);
+        }
+        return marked / 1000.0;
+    };
+    ASSERT_TRUE(mmu.admit(0, 3, 1, 100'000));
+    EXPECT_EQ(fraction(), 0.0);  // exactly kmin: never
+    ASSERT_TRUE(mmu.admit(0, 3, 1, 100'000));
+    EXPECT_NEAR(fraction(), 0.4 * 0.5, 0.002);  // halfway: pmax / 2
+    ASSERT_TRUE(mmu.admit(0, 3, 1, 100'001));
+    EXPECT_EQ(fraction(), 1.0);  // above kmax: always
+}
+
+TEST(SwitchMmu, PauseResumeAndConservation) {
+    MmuConfig c;
+    c.bufferBytes = 1 << 20;
+    c.reserveBytes = 4096;
+    c.ports.resize(3, MmuPortConfig{50'000, 3, 0, 0, 0});
+    SwitchMmu mmu(c);
+    uint64_t admitted = 0;
+    bool paused = false;
+    for (int i = 0; i < 400 && !paused; ++i) {
+        ASSERT_TRUE(mmu.admit(0, 3, 2, 1000));
+        admitted += 1000;
+        paused = mmu.checkPause(0, 3);
+    }
+    ASSERT_TRUE(paused);
+    EXPECT_GE(admitted - 4096, mmu.threshold(0));
+    // The packet that crossed the threshold went to the headroom and triggered the pause; the headroom
+    // absorbs what is still in flight up to its size, and beyond it packets drop.
+    uint64_t inHeadroom = 1000;
+    while (mmu.admit(0, 3, 2, 1000)) {
+        inHeadroom += 1000;
+    }
+    EXPECT_EQ(inHeadroom, 50'000u);
+    EXPECT_EQ(mmu.drops(), 1u);
+    admitted += inHeadroom - 1000;  // the first headroom packet is already counted
+    bool resumed = false;
+    while (admitted > 0) {
+        mmu.release(0, 3, 2, 1000);
+        admitted -= 1000;
+        resumed |= mmu.checkResume(0, 3);
+    }
+    EXPECT_TRUE(resumed);
+    EXPECT_EQ(mmu.totalBytes(), 0u);
+    EXPECT_EQ(mmu.sharedUsedBytes(), 0u);
+    EXPECT_EQ(mmu.egressBytes(2, 3), 0u);
+}
+
+TEST(RoceNetwork, HangDetectorStopsAndReportsWhenALinkDies) {
+    Diagnostics diag;
+    RoceNetworkConfig config = baseConfig();
+    config.hangCheckPs = 2'000'000'000;  // 2 ms
+    RoceNetwork net(star(2), config, diag);
+    net.AddFlow(0, 1, 50'000'000, 3, 100, 0);
+    ASSERT_TRUE(net.ScheduleLinkDown(0, 2, 100'000'000));  // 100 us in
+    EXPECT_FALSE(net.Run(1'000'000'000'000ull));
+    EXPECT_THAT(net.HangReport(), HasSubstr("no data delivered for 2 ms"));
+    EXPECT_THAT(net.HangReport(), HasSubstr("host 0 flow 0 -> host 1"));
+}
+
+TEST(RoceNetwork, PcapDecodesAsRoceAndPfcInTshark) {
+    if (std::system("command -v tshark > /dev/null 2>&1") != 0) {
+        GTEST_SKIP() << "tshark not installed";
+    }
+    const std::string dir = makeTempDir("roce-pcap");
+    {
+        Diagnostics diag;
+        RoceNetworkConfig config = baseConfig();
+        config.pcapPath = dir + "/run.pcap";
+        config.bufferBytes = 1 << 20;  // small, so that the incast pauses the senders
+        RoceNetwork net(star(4), config, diag);
+        for (uint32_t s = 1; s <= 3; ++s) {
+            net.AddFlow(s, 0, 300'000, 3, 100, 0);
+        }
+        ASSERT_TRUE(net.Run(1'000'000'000'000ull));
+        ASSERT_FALSE(net.Pfc().empty());
+    }
+    const std::string out = dir + "/tshark.txt";
+    ASSERT_EQ(std::system(
+                  ("tshark -r " + dir + "/run.pcap -T fields -e frame.protocols > " + out + " 2>&1").c_str()),
+              0);
+    const std::string text = readFileBytes(out);
+    EXPECT_THAT(text, HasSubstr("eth:ethertype:ip:udp:infiniband"));
+    EXPECT_THAT(text, HasSubstr("macc"));  // MAC control: the PFC frames
+}
+
+}  // namespace
+}  // namespace mlnet::roce
