@@ -24,9 +24,9 @@ using ::testing::Not;
 const std::string kShared = MLNET_SHARED_DIR;
 const std::string kBench = kShared + "/workloads/hpcc-bench/";
 
-#define SKIP_WITHOUT_SHARED()                                             \
-    if (!fs::exists(kBench)) {                                            \
-        GTEST_SKIP() << "reference files not found at " << kBench;        \
+#define SKIP_WITHOUT_SHARED()                                      \
+    if (!fs::exists(kBench)) {                                     \
+        GTEST_SKIP() << "reference files not found at " << kBench; \
     }
 
 // Files written by one test live in its own temporary directory.
@@ -72,8 +72,9 @@ TEST_F(BenchConfigs, EveryConfigLoadsWithOnlyTheTraceKeysIgnored) {
         // TRACE_FILE and TRACE_OUTPUT_FILE are ignored on purpose; ENABLE_TRACE 0 and
         // USE_DYNAMIC_PFC_THRESHOLD 1 ask for what we do anyway, so they are silent.
         EXPECT_EQ(diag.warningCount(), 2u) << cc << ": " << warnings(diag);
-        EXPECT_THAT(warnings(diag), AllOf(HasSubstr("line 6: key 'TRACE_FILE' ignored"),
-                                          HasSubstr("line 7: key 'TRACE_OUTPUT_FILE' ignored: the binary mix.tr")));
+        EXPECT_THAT(warnings(diag),
+                    AllOf(HasSubstr("line 6: key 'TRACE_FILE' ignored"),
+                          HasSubstr("line 7: key 'TRACE_OUTPUT_FILE' ignored: the binary mix.tr")));
         EXPECT_EQ(c.topologyFile, "TOPO");
         EXPECT_EQ(c.flowFile, "FLOW");
         EXPECT_EQ(c.givenKeys.size(), 47u);
@@ -86,11 +87,11 @@ TEST_F(BenchConfigs, DcqcnValuesAreExact) {
     const HpccConfig c = loadHpccConfig(kBench + "config-dcqcn.txt", diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(c.ccMode, kCcModeDcqcn);
-    EXPECT_EQ(c.rateAiBps, 20'000'000u);    // 20Mb/s
-    EXPECT_EQ(c.rateHaiBps, 200'000'000u);  // 200Mb/s
+    EXPECT_EQ(c.rateAiBps, 20'000'000u);      // 20Mb/s
+    EXPECT_EQ(c.rateHaiBps, 200'000'000u);    // 200Mb/s
     EXPECT_EQ(c.minRateBps, 1'000'000'000u);  // 1000Mb/s
     EXPECT_EQ(c.dctcpRateAiBps, 1'000'000'000u);
-    EXPECT_EQ(c.ewmaGain, 0.00390625);  // 1/256, exact in binary
+    EXPECT_EQ(c.ewmaGain, 0.00390625);            // 1/256, exact in binary
     EXPECT_EQ(c.alphaResumeIntervalNs, 1'000u);   // 1 µs
     EXPECT_EQ(c.rateDecreaseIntervalNs, 4'000u);  // 4 µs
     EXPECT_EQ(c.rpTimerNs, 300'000u);             // 300 µs
@@ -188,9 +189,10 @@ TEST_F(ConfigText, AbsentKeysGetDocumentedDefaultsAndWarnings) {
     EXPECT_TRUE(c.hasWindow && c.globalT && c.fastReact && c.multiRate && c.rateBound && c.ecnEnabled);
     EXPECT_TRUE(c.topologyFile.empty() && c.flowFile.empty() && c.qlenMonFile.empty());
     EXPECT_EQ(c.fctOutputFile, "fct.txt");
-    EXPECT_THAT(warnings(diag), AllOf(HasSubstr("key 'RATE_AI' absent"), HasSubstr("key 'RATE_HAI' absent"),
-                                      HasSubstr("key 'RP_TIMER' absent; using the RdmaHw attribute default 1500"),
-                                      HasSubstr("key 'EWMA_GAIN' absent"), HasSubstr("key 'L2_ACK_INTERVAL' absent")));
+    EXPECT_THAT(warnings(diag),
+                AllOf(HasSubstr("key 'RATE_AI' absent"), HasSubstr("key 'RATE_HAI' absent"),
+                      HasSubstr("key 'RP_TIMER' absent; using the RdmaHw attribute default 1500"),
+                      HasSubstr("key 'EWMA_GAIN' absent"), HasSubstr("key 'L2_ACK_INTERVAL' absent")));
     Diagnostics required;
     requireFlowInputs(c, required);
     EXPECT_EQ(required.errorCount(), 2u);
@@ -224,11 +226,12 @@ TEST_F(ConfigText, IgnoredKeysWarnOnlyWhenTheyAskForSomethingWeDoNotDo) {
     Diagnostics diag;
     config("USE_DYNAMIC_PFC_THRESHOLD 0\nENABLE_TRACE 1\nDATA_RATE 100Gbps\nBW_MON_FILE bw.txt\n", diag);
     EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-    EXPECT_THAT(warnings(diag),
-                AllOf(HasSubstr("line 1: key 'USE_DYNAMIC_PFC_THRESHOLD' ignored: it has no effect in the reference "
-                                "either; our PFC threshold is always dynamic"),
-                      HasSubstr("line 2: key 'ENABLE_TRACE' ignored: the binary mix.tr trace is not produced"),
-                      HasSubstr("line 3: key 'DATA_RATE' ignored"), HasSubstr("line 4: key 'BW_MON_FILE' ignored")));
+    EXPECT_THAT(
+        warnings(diag),
+        AllOf(HasSubstr("line 1: key 'USE_DYNAMIC_PFC_THRESHOLD' ignored: it has no effect in the reference "
+                        "either; our PFC threshold is always dynamic"),
+              HasSubstr("line 2: key 'ENABLE_TRACE' ignored: the binary mix.tr trace is not produced"),
+              HasSubstr("line 3: key 'DATA_RATE' ignored"), HasSubstr("line 4: key 'BW_MON_FILE' ignored")));
     Diagnostics quiet;
     config("USE_DYNAMIC_PFC_THRESHOLD 1\nENABLE_TRACE 0\n", quiet);
     EXPECT_THAT(warnings(quiet), Not(HasSubstr("ignored")));
@@ -236,7 +239,8 @@ TEST_F(ConfigText, IgnoredKeysWarnOnlyWhenTheyAskForSomethingWeDoNotDo) {
 
 TEST_F(ConfigText, ResolveAgainstRewritesOnlyRelativePaths) {
     Diagnostics diag;
-    HpccConfig c = config("TOPOLOGY_FILE topo.txt\nFLOW_FILE /abs/flow.txt\nFCT_OUTPUT_FILE out/fct.txt\n", diag);
+    HpccConfig c =
+        config("TOPOLOGY_FILE topo.txt\nFLOW_FILE /abs/flow.txt\nFCT_OUTPUT_FILE out/fct.txt\n", diag);
     ASSERT_FALSE(diag.hasErrors());
     c.resolveAgainst("/runs/a");
     EXPECT_EQ(c.topologyFile, "/runs/a/topo.txt");
@@ -263,7 +267,8 @@ using ConfigErrors = Files;
 
 TEST_F(ConfigErrors, UnknownKeyNamesFileLineAndKey) {
     EXPECT_THAT(configError("CC_MODE 1\nFOO_BAR 3\n"),
-                AllOf(HasSubstr("cfg.txt: line 2: unknown key 'FOO_BAR'"), HasSubstr("one key and its values per line")));
+                AllOf(HasSubstr("cfg.txt: line 2: unknown key 'FOO_BAR'"),
+                      HasSubstr("one key and its values per line")));
     EXPECT_THAT(configError("RATE_A1 5Mb/s\n"), HasSubstr("unknown key 'RATE_A1' (did you mean 'RATE_AI'?)"));
     // A map continued on the next line, which the reference's token reader would have accepted.
     EXPECT_THAT(configError("KMAX_MAP 1\n100000000000 1600\n"), HasSubstr("line 1: key 'KMAX_MAP'"));
@@ -285,12 +290,14 @@ TEST_F(ConfigErrors, MapCountMismatch) {
     EXPECT_THAT(configError("PMAX_MAP 0\n"), HasSubstr("value '0' is out of range"));
     EXPECT_THAT(configError("PMAX_MAP 1 100000000000 1.5\n"),
                 HasSubstr("value 3 '1.5' is out of range; expected a marking probability in 0..1"));
-    EXPECT_THAT(configError("KMIN_MAP 2 100000000000 400 100Gbps 500\n"), HasSubstr("value 4 '100Gbps' repeats a rate"));
+    EXPECT_THAT(configError("KMIN_MAP 2 100000000000 400 100Gbps 500\n"),
+                HasSubstr("value 4 '100Gbps' repeats a rate"));
     EXPECT_THAT(configError("KMIN_MAP 1 100000000000 0.0004\n"), HasSubstr("is finer than 1 byte"));
 }
 
 TEST_F(ConfigErrors, MissingAndExtraValues) {
-    EXPECT_THAT(configError("RP_TIMER\n"), HasSubstr("line 1: key 'RP_TIMER': missing value; expected one value (µs)"));
+    EXPECT_THAT(configError("RP_TIMER\n"),
+                HasSubstr("line 1: key 'RP_TIMER': missing value; expected one value (µs)"));
     EXPECT_THAT(configError("CC_MODE 1 3\n"), HasSubstr("key 'CC_MODE': expected one value"));
     EXPECT_THAT(configError("LINK_DOWN 100 3\n"), HasSubstr("found 2 values"));
     EXPECT_THAT(configError("TRACE_FILE\n"), HasSubstr("key 'TRACE_FILE': missing value"));
@@ -312,7 +319,8 @@ TEST_F(ConfigErrors, KnownBadValuesAreRejectedWithTheReason) {
     EXPECT_THAT(configError("EWMA_GAIN 0\n"), HasSubstr("0 would freeze alpha"));
     EXPECT_THAT(configError("L2_ACK_INTERVAL 0\n"), HasSubstr("flows never complete"));
     EXPECT_THAT(configError("PAUSE_TIME 0\n"), HasSubstr("is zero"));
-    EXPECT_THAT(configError("NIC_TOTAL_PAUSE_TIME 10\n"), HasSubstr("NIC-generated PFC pauses are not modelled"));
+    EXPECT_THAT(configError("NIC_TOTAL_PAUSE_TIME 10\n"),
+                HasSubstr("NIC-generated PFC pauses are not modelled"));
 }
 
 TEST_F(ConfigErrors, RepeatedKeyAndInconsistentMonitorWindow) {
@@ -350,7 +358,7 @@ TEST_F(JsonConfig, SameKeysAsTextWithJsonValues) {
   "TOPOLOGY_FILE": "my topo.txt",
   "SIMULATOR_STOP_TIME": 4.00
 })",
-                               diag);
+                              diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(c.ccMode, kCcModeHpcc);
     EXPECT_EQ(c.rateAiBps, 40'000'000u);
@@ -393,7 +401,8 @@ TEST_F(JsonConfig, BenchConfigConvertedLineByLineGivesTheSameValues) {
 TEST_F(JsonConfig, Errors) {
     Diagnostics unknown;
     json("{\n  \"CC_MODE\": 1,\n  \"cc-mode\": 3\n}\n", unknown);
-    EXPECT_THAT(unknown.firstError(), HasSubstr("cfg.json: line 3: unknown key 'cc-mode'"));
+    EXPECT_THAT(unknown.firstError(),
+                HasSubstr("cfg.json: line 3: unknown key 'cc-mode' (did you mean 'CC_MODE'?)"));
 
     Diagnostics repeated;
     json("{\"CC_MODE\": 1,\n\"CC_MODE\": 3}", repeated);
@@ -405,9 +414,10 @@ TEST_F(JsonConfig, Errors) {
 
     Diagnostics badValue;
     json("{\"RATE_AI\": null, \"LINK_DOWN\": {\"a\": 1}, \"BUFFER_SIZE\": -2}", badValue);
-    EXPECT_THAT(badValue.format(Severity::Error),
-                AllOf(HasSubstr("key 'RATE_AI': null"), HasSubstr("key 'LINK_DOWN': an object is only accepted"),
-                      HasSubstr("key 'BUFFER_SIZE': value '-2' is negative")));
+    EXPECT_THAT(
+        badValue.format(Severity::Error),
+        AllOf(HasSubstr("key 'RATE_AI': null"), HasSubstr("key 'LINK_DOWN': an object is only accepted"),
+              HasSubstr("key 'BUFFER_SIZE': value '-2' is negative")));
 
     Diagnostics notObject;
     json("[1, 2]", notObject);
@@ -524,7 +534,8 @@ TEST_F(TopologyFile, ErrorsNameTheLine) {
                 HasSubstr("line 3: delay '1000xs' has a missing or unknown unit"));
     EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 2\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n"),
                 HasSubstr("line 3: error rate '2' is not a number in 0..1"));
-    EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"), HasSubstr("announces 3 link lines, found 2"));
+    EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"),
+                HasSubstr("announces 3 link lines, found 2"));
     EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n"),
                 HasSubstr("host 2 has no link to a switch"));
     EXPECT_THAT(error("4 2 2\n2 2\n0 2 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"),
@@ -537,8 +548,8 @@ TEST_F(TopologyFile, ErrorsNameTheLine) {
 
 TEST_F(TopologyFile, ExtraLinesWarn) {
     Diagnostics diag;
-    const HpccTopologyFile t =
-        loadHpccTopologyFile(write("topo.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 400Gbps 0.5us 0\nnotes\n"), diag);
+    const HpccTopologyFile t = loadHpccTopologyFile(
+        write("topo.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 400Gbps 0.5us 0\nnotes\n"), diag);
     EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_THAT(warnings(diag), HasSubstr("line 5: 1 line(s) after the 2 links of the header are ignored"));
     ASSERT_EQ(t.cables.size(), 2u);
@@ -557,17 +568,19 @@ TEST_F(TopologyFile, ConfigAgainstTopology) {
 
     Diagnostics missing;
     const HpccConfig only400 = config(
-        "KMAX_MAP 1 400000000000 6400\nKMIN_MAP 1 400000000000 7000\nPMAX_MAP 1 400000000000 0.2\nLINK_DOWN 10 0 1\n",
+        "KMAX_MAP 1 400000000000 6400\nKMIN_MAP 1 400000000000 7000\nPMAX_MAP 1 400000000000 0.2\nLINK_DOWN "
+        "10 0 1\n",
         missing);
     ASSERT_FALSE(missing.hasErrors()) << missing.format(Severity::Error);
     checkConfigAgainstTopology(only400, k4, missing);
     const std::string errors = missing.format(Severity::Error);
-    EXPECT_THAT(errors, AllOf(HasSubstr("cfg.txt: line 1: key 'KMAX_MAP': no entry for the switch link rate "
-                                        "100000000000 b/s (" +
-                                        kBench + "k4_topo.txt: line 3)"),
-                              HasSubstr("line 2: key 'KMIN_MAP': no entry"), HasSubstr("line 3: key 'PMAX_MAP'"),
-                              HasSubstr("Kmin 7000000 B exceeds Kmax 6400000 B"),
-                              HasSubstr("line 4: key 'LINK_DOWN': nodes 0 and 1 are not linked")));
+    EXPECT_THAT(errors,
+                AllOf(HasSubstr("cfg.txt: line 1: key 'KMAX_MAP': no entry for the switch link rate "
+                                "100000000000 b/s (" +
+                                kBench + "k4_topo.txt: line 3)"),
+                      HasSubstr("line 2: key 'KMIN_MAP': no entry"), HasSubstr("line 3: key 'PMAX_MAP'"),
+                      HasSubstr("Kmin 7000000 B exceeds Kmax 6400000 B"),
+                      HasSubstr("line 4: key 'LINK_DOWN': nodes 0 and 1 are not linked")));
 
     Diagnostics noEcn;
     checkConfigAgainstTopology(config("ENABLE_QCN 0\n", noEcn), k4, noEcn);
@@ -608,6 +621,33 @@ TEST_F(FlowFile, BenchFlowsLoadWithExactCounts) {
         EXPECT_EQ(incast[i].sizeBytes, 1'000'000u);
     }
     EXPECT_EQ(incast10.size(), 15u);
+    EXPECT_EQ(loadFlowFile(kBench + "k8_a2a_64KB.txt", k8.isHost, diag).size(), 16'256u);  // 128 x 127
+    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+}
+
+// Every prefix of a valid file is a plausible truncated input: each must load or fail with messages, never
+// crash or hang.
+TEST_F(FlowFile, EveryTruncationOfTheBenchFilesIsHandled) {
+    SKIP_WITHOUT_SHARED();
+    const std::string config = readFileBytes(kBench + "config-dcqcn.txt");
+    const std::string topology = readFileBytes(kBench + "k4_topo.txt");
+    const std::string flows = readFileBytes(kBench + "k4_incast_10MB.txt");
+    Diagnostics k4Diag;
+    const std::vector<bool> isHost = loadHpccTopologyFile(kBench + "k4_topo.txt", k4Diag).isHost;
+    for (std::size_t n = 0; n < config.size(); ++n) {
+        Diagnostics diag;
+        loadHpccConfig(write("cfg.txt", config.substr(0, n)), diag);
+    }
+    for (std::size_t n = 0; n < topology.size(); ++n) {
+        Diagnostics diag;
+        const HpccTopologyFile t = loadHpccTopologyFile(write("topo.txt", topology.substr(0, n)), diag);
+        EXPECT_EQ(diag.hasErrors(), t.numNodes == 0) << "prefix of " << n << " bytes";
+    }
+    for (std::size_t n = 0; n < flows.size(); ++n) {
+        Diagnostics diag;
+        const auto loaded = loadFlowFile(write("flows.txt", flows.substr(0, n)), isHost, diag);
+        EXPECT_TRUE(diag.hasErrors() || loaded.size() == 15u) << "prefix of " << n << " bytes";
+    }
 }
 
 TEST_F(FlowFile, ErrorsAndWarnings) {
@@ -622,11 +662,13 @@ TEST_F(FlowFile, ErrorsAndWarnings) {
         return diag.format(Severity::Error);
     };
     EXPECT_THAT(error("1\n0 3 3 100 1000 2.0\n"), HasSubstr("flows.txt: line 2: destination 3 is a switch"));
-    EXPECT_THAT(error("1\n9 1 3 100 1000 2.0\n"), HasSubstr("source '9' is not a node id of the topology (0..3)"));
+    EXPECT_THAT(error("1\n9 1 3 100 1000 2.0\n"),
+                HasSubstr("source '9' is not a node id of the topology (0..3)"));
     EXPECT_THAT(error("1\n1 1 3 100 1000 2.0\n"), HasSubstr("source and destination are both host 1"));
     EXPECT_THAT(error("2\n0 1 3 100 1000 2.5\n1 2 3 100 1000 2.000000001\n"),
                 HasSubstr("line 3: start 2.000000001 s is earlier than the previous flow's (line 2)"));
-    EXPECT_THAT(error("3\n0 1 3 100 1000 2.0\n"), HasSubstr("announces 3 flows but only 1 flow lines follow"));
+    EXPECT_THAT(error("3\n0 1 3 100 1000 2.0\n"),
+                HasSubstr("announces 3 flows but only 1 flow lines follow"));
     EXPECT_THAT(error("1\n0 1 8 100 1000 2.0\n"), HasSubstr("priority group '8' is not in 0..7"));
     EXPECT_THAT(error("1\n0 1 3 70000 1000 2.0\n"), HasSubstr("destination port '70000' is not in 0..65535"));
     EXPECT_THAT(error("1\n0 1 3 100 0 2.0\n"), HasSubstr("size '0' is not an integer > 0"));
@@ -636,9 +678,10 @@ TEST_F(FlowFile, ErrorsAndWarnings) {
     EXPECT_THAT(error("x\n"), HasSubstr("line 1: expected the flow count"));
 
     Diagnostics extra;
-    const auto flows = load("2\n0 1 3 100 18446744073709551615 2.000000001\n1 2 0 200 7 2.0000000015\n2 0 3 100 5 "
-                            "9\n",
-                            extra);
+    const auto flows = load(
+        "2\n0 1 3 100 18446744073709551615 2.000000001\n1 2 0 200 7 2.0000000015\n2 0 3 100 5 "
+        "9\n",
+        extra);
     EXPECT_FALSE(extra.hasErrors()) << extra.format(Severity::Error);
     ASSERT_EQ(flows.size(), 2u);
     EXPECT_EQ(flows[0].sizeBytes, std::numeric_limits<uint64_t>::max());
@@ -727,7 +770,8 @@ TEST(IdealFct, StandaloneFlowCompletionTime) {
     // The slowest hop limits; saturation instead of overflow or division by zero.
     EXPECT_EQ(bottleneckRateBps({{400'000'000'000, 500}, {25'000'000'000, 500}}), 25'000'000'000u);
     EXPECT_EQ(idealFctNs(1000, 0, 0, 1000, 48), std::numeric_limits<uint64_t>::max());
-    EXPECT_EQ(idealFctNs(std::numeric_limits<uint64_t>::max(), 0, 1, 1000, 48), std::numeric_limits<uint64_t>::max());
+    EXPECT_EQ(idealFctNs(std::numeric_limits<uint64_t>::max(), 0, 1, 1000, 48),
+              std::numeric_limits<uint64_t>::max());
     EXPECT_EQ(baseRttNs({{0, 1000}}, 1048), std::numeric_limits<uint64_t>::max());
 }
 

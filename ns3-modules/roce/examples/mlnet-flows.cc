@@ -142,6 +142,10 @@ int main(int argc, char** argv) {
     net.seed = seed;
     net.pcapPath = pcap;
     net.hangCheckPs = 10'000'000'000ull;
+    if (!config.qlenMonFile.empty()) {
+        // Sampled when queues change, at most once per interval per port: no sweep over idle ports.
+        net.switches.queueSampleIntervalPs = std::max<uint64_t>(config.qlenMonIntervalNs, 1) * 1000;
+    }
 
     const double cpuStart = cpuSeconds();
     RoceNetwork network(topology, net, diag);
@@ -172,6 +176,20 @@ int main(int argc, char** argv) {
     fct.write(config.fctOutputFile, diag);
     pfcOut.write(config.pfcOutputFile, diag);
 
+    if (!config.qlenMonFile.empty()) {
+        std::string text;
+        for (const auto& sw : network.Switches()) {
+            for (const auto& q : sw->QueueSamples()) {
+                const uint64_t ns = q.timePs / 1000;
+                if (ns >= config.qlenMonStartNs && ns <= config.qlenMonEndNs) {
+                    text += std::to_string(ns) + " " + std::to_string(sw->NodeId()) + " " +
+                            std::to_string(q.port) + " " + std::to_string(q.bytes) + "\n";
+                }
+            }
+        }
+        writeFileAtomically(config.qlenMonFile, text, diag);
+    }
+
     uint64_t pauses = 0;
     for (const PfcEvent& e : network.Pfc()) {
         pauses += e.pause;
@@ -186,13 +204,39 @@ int main(int argc, char** argv) {
         cpu, peakMb(), static_cast<unsigned long long>(events), static_cast<unsigned long long>(hops),
         hops / 1e6 / std::max(cpu, 1e-9));
     if (!report.empty()) {
+        // Per switch: drops, ECN marks, pauses sent, peak buffer; per port: bytes sent and the largest queue.
+        std::string switches;
+        for (const auto& sw : network.Switches()) {
+            std::string ports;
+            for (uint32_t p = 0; p < sw->NumPorts(); ++p) {
+                ports += (p ? ", " : "") + std::string("{\"tx_bytes\": ") +
+                         std::to_string(sw->PortDevice(p)->TxBytes()) +
+                         ", \"max_queue_bytes\": " + std::to_string(sw->MaxQueueBytes(p)) + "}";
+            }
+            switches += (switches.empty() ? "" : ", ") + std::string("{\"node\": ") +
+                        std::to_string(sw->NodeId()) + ", \"drops\": " + std::to_string(sw->Drops()) +
+                        ", \"ecn_marks\": " + std::to_string(sw->EcnMarks()) +
+                        ", \"pauses_sent\": " + std::to_string(sw->PausesSent()) +
+                        ", \"peak_buffer_bytes\": " + std::to_string(sw->Mmu().peakBytes()) +
+                        ", \"ports\": [" + ports + "]}";
+        }
+        uint64_t cnps = 0, timeouts = 0, nacks = 0, retransmitted = 0;
+        for (uint32_t h = 0; h < network.NumHosts(); ++h) {
+            cnps += network.Nic(h).CnpsSent();
+            timeouts += network.Nic(h).Timeouts();
+            nacks += network.Nic(h).NacksSent();
+            retransmitted += network.Nic(h).RetransmittedBytes();
+        }
         std::string json =
             "{\"flows\": " + std::to_string(flows.size()) +
             ", \"finished\": " + std::to_string(network.FlowsFinished()) +
             ", \"drops\": " + std::to_string(network.TotalDrops()) +
-            ", \"pause_frames\": " + std::to_string(pauses) + ", \"cpu_seconds\": " + std::to_string(cpu) +
-            ", \"peak_mb\": " + std::to_string(peakMb()) + ", \"events\": " + std::to_string(events) +
-            ", \"data_packet_hops\": " + std::to_string(hops) + "}";
+            ", \"pause_frames\": " + std::to_string(pauses) + ", \"cnps\": " + std::to_string(cnps) +
+            ", \"nacks\": " + std::to_string(nacks) + ", \"timeouts\": " + std::to_string(timeouts) +
+            ", \"retransmitted_bytes\": " + std::to_string(retransmitted) +
+            ", \"cpu_seconds\": " + std::to_string(cpu) + ", \"peak_mb\": " + std::to_string(peakMb()) +
+            ", \"events\": " + std::to_string(events) + ", \"data_packet_hops\": " + std::to_string(hops) +
+            ", \"switches\": [" + switches + "]}";
         writeJsonAtomically(report, json, diag);
     }
     if (diag.hasErrors()) {

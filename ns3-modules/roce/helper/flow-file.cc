@@ -36,7 +36,9 @@ bool readText(const std::string& path, std::string& text, Diagnostics& diag, con
     return true;
 }
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 // The non-empty lines of a file as whitespace-separated tokens viewing into the file's text (flow files reach
 // hundreds of thousands of lines, so no per-token strings).
@@ -80,7 +82,9 @@ bool parseId(std::string_view text, uint64_t& out) {
     return ec == std::errc() && end == text.data() + text.size();
 }
 
-std::string quoted(std::string_view token) { return "'" + std::string(token) + "'"; }
+std::string quoted(std::string_view token) {
+    return "'" + std::string(token) + "'";
+}
 
 // Disjoint sets over switch ids, for the connectivity check.
 struct Components {
@@ -114,19 +118,21 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
     }
     const Line& header = lines[0];
     if (header.tokens.size() == 6) {
-        fail(header.number, "SimAI's 6-field header (with NVSwitches and a GPU type) is not supported; expected "
-                            "'<nodes> <switches> <links>'");
+        fail(header.number,
+             "SimAI's 6-field header (with NVSwitches and a GPU type) is not supported; expected "
+             "'<nodes> <switches> <links>'");
         return {};
     }
-    if (header.tokens.size() != 3 || !parseId(header.tokens[0], nodes) || !parseId(header.tokens[1], switches) ||
-        !parseId(header.tokens[2], cables)) {
+    if (header.tokens.size() != 3 || !parseId(header.tokens[0], nodes) ||
+        !parseId(header.tokens[1], switches) || !parseId(header.tokens[2], cables)) {
         fail(header.number, "expected the header '<nodes> <switches> <links>' (three integers)");
         return {};
     }
     // Bounded so that a corrupt header cannot ask for gigabytes before the link lines are even read.
     if (nodes > (1u << 24) || switches >= nodes) {
         fail(header.number, "expected switches < nodes <= 2^24 (at least one host), found " +
-                                std::to_string(nodes) + " nodes and " + std::to_string(switches) + " switches");
+                                std::to_string(nodes) + " nodes and " + std::to_string(switches) +
+                                " switches");
         return {};
     }
 
@@ -149,7 +155,8 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
                 return {};
             }
             if (!parseId(token, id) || id >= nodes) {
-                fail(line.number, "switch id " + quoted(token) + " is not a node id in 0.." + std::to_string(nodes - 1));
+                fail(line.number,
+                     "switch id " + quoted(token) + " is not a node id in 0.." + std::to_string(nodes - 1));
                 return {};
             }
             if (!topology.isHost[id]) {
@@ -174,8 +181,8 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
         double errorRate = 0;
         NumberStatus status;
         if (t.size() != 5) {
-            fail(line.number, "expected '<a> <b> <rate> <delay> <error rate>', found " + std::to_string(t.size()) +
-                                  " fields");
+            fail(line.number, "expected '<a> <b> <rate> <delay> <error rate>', found " +
+                                  std::to_string(t.size()) + " fields");
             continue;
         }
         if (!parseId(t[0], a) || !parseId(t[1], b) || a >= nodes || b >= nodes) {
@@ -184,7 +191,8 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
             continue;
         }
         if (a == b) {
-            fail(line.number, "link from node " + std::to_string(a) + " to itself; expected two different nodes");
+            fail(line.number,
+                 "link from node " + std::to_string(a) + " to itself; expected two different nodes");
             continue;
         }
         if ((status = parseDataRateBps(t[2], rateBps)) != NumberStatus::Ok || rateBps == 0) {
@@ -203,31 +211,34 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
         const std::string errorText(t[4]);
         char* end = nullptr;
         errorRate = std::strtod(errorText.c_str(), &end);
-        if (end != errorText.c_str() + errorText.size() || errorText.empty() || !(errorRate >= 0 && errorRate <= 1)) {
+        if (end != errorText.c_str() + errorText.size() || errorText.empty() ||
+            !(errorRate >= 0 && errorRate <= 1)) {
             fail(line.number, "error rate " + quoted(t[4]) + " is not a number in 0..1");
             continue;
         }
-        const auto key = std::minmax(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+        // By value: std::minmax returns references, which would dangle here.
+        const std::pair<uint32_t, uint32_t> key{static_cast<uint32_t>(std::min(a, b)),
+                                                static_cast<uint32_t>(std::max(a, b))};
         if (auto [it, inserted] = pairLine.emplace(key, line.number); !inserted) {
-            fail(line.number, "a second link between nodes " + std::to_string(a) + " and " + std::to_string(b) +
-                                  " (first at line " + std::to_string(it->second) +
+            fail(line.number, "a second link between nodes " + std::to_string(a) + " and " +
+                                  std::to_string(b) + " (first at line " + std::to_string(it->second) +
                                   "); parallel links are not supported (the reference keeps only the last)");
             continue;
         }
-        topology.cables.push_back({static_cast<uint32_t>(a), static_cast<uint32_t>(b), rateBps, delayNs, errorRate,
-                                   line.number});
+        topology.cables.push_back(
+            {static_cast<uint32_t>(a), static_cast<uint32_t>(b), rateBps, delayNs, errorRate, line.number});
     }
     if (diag.errorCount() != errorsBefore) {
         return {};
     }
     if (next + cables < lines.size()) {
         diag.warning(at(path, lines[next + cables].number) + ": " +
-                     std::to_string(lines.size() - next - cables) + " line(s) after the " + std::to_string(cables) +
-                     " links of the header are ignored");
+                     std::to_string(lines.size() - next - cables) + " line(s) after the " +
+                     std::to_string(cables) + " links of the header are ignored");
     }
 
-    // Every host must reach every other through switches (the reference never forwards through a host); checked
-    // here so that a mistyped link fails at load time instead of leaving flows that never finish.
+    // Every host must reach every other through switches (the reference never forwards through a host);
+    // checked here so that a mistyped link fails at load time instead of leaving flows that never finish.
     if (switches > 0) {
         Components components(nodes);
         std::vector<std::vector<uint32_t>> hostSwitches(nodes);
@@ -266,16 +277,18 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
     }
     for (uint32_t id = 65536; id < nodes; ++id) {
         if (topology.isHost[id]) {
-            diag.warning(path + ": host " + std::to_string(id) +
-                         " (and maybe more) has an id >= 65536, which fct.txt's 11.x.y.1 address cannot hold; its "
-                         "lines will show a wrapped address");
+            diag.warning(
+                path + ": host " + std::to_string(id) +
+                " (and maybe more) has an id >= 65536, which fct.txt's 11.x.y.1 address cannot hold; its "
+                "lines will show a wrapped address");
             break;
         }
     }
     return topology;
 }
 
-std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bool>& isHost, Diagnostics& diag) {
+std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bool>& isHost,
+                                   Diagnostics& diag) {
     std::string text;
     if (!readText(path, text, diag, "HPCC flow file")) {
         return {};
@@ -287,7 +300,8 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         return {};
     }
     if (lines[0].tokens.size() != 1 || !parseId(lines[0].tokens[0], count)) {
-        diag.error(at(path, lines[0].number) + ": expected the flow count (one integer >= 0) on the first line");
+        diag.error(at(path, lines[0].number) +
+                   ": expected the flow count (one integer >= 0) on the first line");
         return {};
     }
     const std::size_t available = lines.size() - 1;
@@ -300,9 +314,10 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         diag.warning(path + ": the file holds no flows; nothing will be simulated");
     }
     if (available > count) {
-        diag.warning(at(path, lines[count + 1].number) + ": " + std::to_string(available - count) +
-                     " line(s) after the " + std::to_string(count) +
-                     " announced flows are ignored (only the count of the first line is read, as in the reference)");
+        diag.warning(
+            at(path, lines[count + 1].number) + ": " + std::to_string(available - count) +
+            " line(s) after the " + std::to_string(count) +
+            " announced flows are ignored (only the count of the first line is read, as in the reference)");
     }
 
     const std::size_t errorsBefore = diag.errorCount();
@@ -315,8 +330,8 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         const auto& t = line.tokens;
         auto fail = [&](const std::string& what) { diag.error(at(path, line.number) + ": " + what); };
         if (t.size() != 6) {
-            fail("expected '<src> <dst> <pg> <dport> <size bytes> <start s>', found " + std::to_string(t.size()) +
-                 " fields");
+            fail("expected '<src> <dst> <pg> <dport> <size bytes> <start s>', found " +
+                 std::to_string(t.size()) + " fields");
             continue;
         }
         uint64_t ends[2] = {0, 0};
@@ -347,10 +362,12 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
             ok = false;
         }
         if (!parseId(t[4], size) || size == 0) {
-            const bool digits = std::all_of(t[4].begin(), t[4].end(), [](char c) { return c >= '0' && c <= '9'; });
-            fail("size " + quoted(t[4]) + (digits && size == 0 && t[4].find_first_not_of('0') != std::string_view::npos
-                                               ? " does not fit in 64 bits"
-                                               : " is not an integer > 0") +
+            const bool digits =
+                std::all_of(t[4].begin(), t[4].end(), [](char c) { return c >= '0' && c <= '9'; });
+            fail("size " + quoted(t[4]) +
+                 (digits && size == 0 && t[4].find_first_not_of('0') != std::string_view::npos
+                      ? " does not fit in 64 bits"
+                      : " is not an integer > 0") +
                  "; expected bytes >= 1");
             ok = false;
         }
@@ -367,17 +384,19 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         }
         if (!flows.empty() && startNs < flows.back().startNs) {
             fail("start " + std::string(t[5]) + " s is earlier than the previous flow's (line " +
-                 std::to_string(previousLine) + "); expected flows sorted by start time (the reference starts them "
-                                                "in file order)");
+                 std::to_string(previousLine) +
+                 "); expected flows sorted by start time (the reference starts them "
+                 "in file order)");
             continue;
         }
-        flows.push_back({static_cast<uint32_t>(ends[0]), static_cast<uint32_t>(ends[1]), static_cast<uint8_t>(pg),
-                         static_cast<uint16_t>(dport), size, startNs});
+        flows.push_back({static_cast<uint32_t>(ends[0]), static_cast<uint32_t>(ends[1]),
+                         static_cast<uint8_t>(pg), static_cast<uint16_t>(dport), size, startNs});
         previousLine = line.number;
     }
     if (firstRounded > 0) {
-        diag.warning(at(path, firstRounded) + ": start times finer than 1 ns were rounded to the nearest ns "
-                                              "(first here)");
+        diag.warning(at(path, firstRounded) +
+                     ": start times finer than 1 ns were rounded to the nearest ns "
+                     "(first here)");
     }
     if (diag.errorCount() != errorsBefore) {
         return {};

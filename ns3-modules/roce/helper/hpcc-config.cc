@@ -21,14 +21,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// 128 bits hold a 25-digit significand shifted by the largest binary prefix (2^43), so exact scaling never needs a
-// double.
+// 128 bits hold a 25-digit significand shifted by the largest binary prefix (2^43), so exact scaling never
+// needs a double.
 __extension__ typedef unsigned __int128 U128;
 constexpr U128 kU64Max = std::numeric_limits<uint64_t>::max();
-// Longer significands are cut to this many digits; the cut digits only matter for rounding far below any unit.
+// Longer significands are cut to this many digits; the cut digits only matter for rounding far below any
+// unit.
 constexpr std::size_t kMaxSignificantDigits = 25;
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 NumberStatus scaleDecimal(std::string_view text, int pow10, unsigned pow2, bool allowRounding,
                           uint64_t& out) {
@@ -150,7 +153,7 @@ NumberStatus parseInteger(std::string_view text, uint64_t& out) {
     }
     if (negative) {
         return digits.find_first_not_of('0') == std::string_view::npos ? (out = 0, NumberStatus::Ok)
-                                                                         : NumberStatus::Negative;
+                                                                       : NumberStatus::Negative;
     }
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
     return ec == std::errc::result_out_of_range ? NumberStatus::TooLarge : NumberStatus::Ok;
@@ -187,7 +190,9 @@ bool readText(const std::string& path, std::string& text, Diagnostics& diag, con
     return true;
 }
 
-std::string formatRate(uint64_t bps) { return std::to_string(bps) + " b/s"; }
+std::string formatRate(uint64_t bps) {
+    return std::to_string(bps) + " b/s";
+}
 
 // One key of either form, reduced to the tokens a config.txt line would hold.
 struct Entry {
@@ -307,14 +312,16 @@ public:
     // A decimal in `unit` scaled to an integer by 10^pow10; `finest` names the integer unit for messages.
     bool scaledAt(std::size_t i, int pow10, const std::string& unit, const char* finest, bool allowZero,
                   uint64_t& out) {
-        const std::string expected = std::string(allowZero ? "a number >= 0" : "a number > 0") + " (" + unit +
-                                     (pow10 > 0 ? std::string(", down to ") + finest + ")" : std::string(")"));
+        const std::string expected =
+            std::string(allowZero ? "a number >= 0" : "a number > 0") + " (" + unit +
+            (pow10 > 0 ? std::string(", down to ") + finest + ")" : std::string(")"));
         uint64_t v = 0;
         const NumberStatus status = parseScaledDecimal(m_entry->tokens[i], pow10, false, v);
         if (status != NumberStatus::Ok) {
-            return badValue(
-                i, status == NumberStatus::NotWhole ? std::string("is finer than ") + finest : describeNumberStatus(status),
-                expected);
+            return badValue(i,
+                            status == NumberStatus::NotWhole ? std::string("is finer than ") + finest
+                                                             : describeNumberStatus(status),
+                            expected);
         }
         if (v == 0 && !allowZero) {
             return badValue(i, "is zero", expected);
@@ -329,10 +336,13 @@ public:
     }
 
     // ECN thresholds: KB of 1000 B, as bytes.
-    bool kilobytesAt(std::size_t i, uint64_t& out) { return scaledAt(i, 3, "KB of 1000 B", "1 byte", true, out); }
+    bool kilobytesAt(std::size_t i, uint64_t& out) {
+        return scaledAt(i, 3, "KB of 1000 B", "1 byte", true, out);
+    }
 
     bool duration(int pow10, const char* unit, bool allowZero, uint64_t& out) {
-        return values(1, std::string("one value (") + unit + ")") && durationAt(0, pow10, unit, allowZero, out);
+        return values(1, std::string("one value (") + unit + ")") &&
+               durationAt(0, pow10, unit, allowZero, out);
     }
 
     // KMAX_MAP / KMIN_MAP / PMAX_MAP: "n rate1 v1 ... raten vn". Committed only when the whole line is valid.
@@ -402,7 +412,9 @@ private:
 const char* kTraceWhy = "the binary mix.tr trace is not produced";
 const char* kSimAiWhy = "SimAI's monitor outputs are not produced";
 
-bool oneToken(Builder& b) { return b.values(1, "one value"); }
+bool oneToken(Builder& b) {
+    return b.values(1, "one value");
+}
 
 void simAiMonitor(Builder& b, HpccConfig&) {
     if (oneToken(b)) {
@@ -435,7 +447,8 @@ const KeySpec kKeys[] = {
     {"QLEN_MON_INTERVAL", false,
      [](Builder& b, HpccConfig& c) { b.duration(0, "ns", false, c.qlenMonIntervalNs); }},
     // run
-    {"SIMULATOR_STOP_TIME", false, [](Builder& b, HpccConfig& c) { b.duration(9, "s", false, c.stopTimeNs); }},
+    {"SIMULATOR_STOP_TIME", false,
+     [](Builder& b, HpccConfig& c) { b.duration(9, "s", false, c.stopTimeNs); }},
     {"ENABLE_TRACE", false,
      [](Builder& b, HpccConfig&) {
          bool on = false;
@@ -445,21 +458,23 @@ const KeySpec kKeys[] = {
      }},
     {"ERROR_RATE_PER_LINK", false,
      [](Builder& b, HpccConfig& c) {
-         b.real("a loss probability in 0..1", [](double v) { return v >= 0 && v <= 1; }, c.errorRatePerLink);
+         b.real(
+             "a loss probability in 0..1", [](double v) { return v >= 0 && v <= 1; }, c.errorRatePerLink);
      }},
     {"LINK_DOWN", true,
      [](Builder& b, HpccConfig& c) {
          uint64_t timeNs = 0, a = 0, bNode = 0;
          if (!b.values(3, "'<t µs after 2 s> <node a> <node b>' (0 0 0: no failure)") ||
              !b.durationAt(0, 3, "µs after 2 s", true, timeNs) ||
-             !b.integerAt(1, "a node id", 0, UINT32_MAX, a) || !b.integerAt(2, "a node id", 0, UINT32_MAX, bNode)) {
+             !b.integerAt(1, "a node id", 0, UINT32_MAX, a) ||
+             !b.integerAt(2, "a node id", 0, UINT32_MAX, bNode)) {
              return;
          }
          if (timeNs == 0) {
              if (a != 0 || bNode != 0) {
                  b.diag().warning(at(b.file(), b.entry().line) +
-                                  ": key 'LINK_DOWN': time 0 means no link failure; nodes " + std::to_string(a) +
-                                  " and " + std::to_string(bNode) + " are ignored");
+                                  ": key 'LINK_DOWN': time 0 means no link failure; nodes " +
+                                  std::to_string(a) + " and " + std::to_string(bNode) + " are ignored");
              }
              c.linkDown.reset();
              return;
@@ -473,7 +488,8 @@ const KeySpec kKeys[] = {
              b.fail("time " + b.entry().tokens[0] + " µs does not fit in 64 bits of ns");
              return;
          }
-         c.linkDown = HpccConfig::LinkDown{kBaseNs + timeNs, static_cast<uint32_t>(a), static_cast<uint32_t>(bNode)};
+         c.linkDown =
+             HpccConfig::LinkDown{kBaseNs + timeNs, static_cast<uint32_t>(a), static_cast<uint32_t>(bNode)};
      }},
     // packet / ACK
     {"PACKET_PAYLOAD_SIZE", false,
@@ -521,7 +537,8 @@ const KeySpec kKeys[] = {
     {"PMAX_MAP", true,
      [](Builder& b, HpccConfig& c) {
          b.rateMap(c.pmaxByRateBps, "pmax", [&b](std::size_t i, double& v) {
-             return b.realAt(i, "a marking probability in 0..1", [](double p) { return p >= 0 && p <= 1; }, v);
+             return b.realAt(
+                 i, "a marking probability in 0..1", [](double p) { return p >= 0 && p <= 1; }, v);
          });
      }},
     // congestion control
@@ -540,7 +557,8 @@ const KeySpec kKeys[] = {
     {"RP_TIMER", false, [](Builder& b, HpccConfig& c) { b.duration(3, "µs", false, c.rpTimerNs); }},
     {"EWMA_GAIN", false,
      [](Builder& b, HpccConfig& c) {
-         b.real("a gain in (0, 1]; 0 would freeze alpha", [](double v) { return v > 0 && v <= 1; }, c.ewmaGain);
+         b.real(
+             "a gain in (0, 1]; 0 would freeze alpha", [](double v) { return v > 0 && v <= 1; }, c.ewmaGain);
      }},
     {"FAST_RECOVERY_TIMES", false,
      [](Builder& b, HpccConfig& c) { b.u32(c.fastRecoveryTimes, 0, UINT32_MAX, "a step count >= 0"); }},
@@ -555,21 +573,26 @@ const KeySpec kKeys[] = {
     // HPCC / HPCC-PINT
     {"U_TARGET", false,
      [](Builder& b, HpccConfig& c) {
-         b.real("a target utilization in (0, 1]", [](double v) { return v > 0 && v <= 1; }, c.uTarget);
+         b.real(
+             "a target utilization in (0, 1]", [](double v) { return v > 0 && v <= 1; }, c.uTarget);
      }},
-    {"MI_THRESH", false, [](Builder& b, HpccConfig& c) { b.u32(c.miThresh, 0, UINT32_MAX, "a stage count >= 0"); }},
+    {"MI_THRESH", false,
+     [](Builder& b, HpccConfig& c) { b.u32(c.miThresh, 0, UINT32_MAX, "a stage count >= 0"); }},
     {"FAST_REACT", false, [](Builder& b, HpccConfig& c) { b.flag(c.fastReact); }},
     {"MULTI_RATE", false, [](Builder& b, HpccConfig& c) { b.flag(c.multiRate); }},
     {"SAMPLE_FEEDBACK", false, [](Builder& b, HpccConfig& c) { b.flag(c.sampleFeedback); }},
-    {"INT_MULTI", false, [](Builder& b, HpccConfig& c) { b.u32(c.intMulti, 1, UINT32_MAX, "a multiplier >= 1"); }},
+    {"INT_MULTI", false,
+     [](Builder& b, HpccConfig& c) { b.u32(c.intMulti, 1, UINT32_MAX, "a multiplier >= 1"); }},
     {"RATE_BOUND", false, [](Builder& b, HpccConfig& c) { b.flag(c.rateBound); }},
     {"PINT_LOG_BASE", false,
      [](Builder& b, HpccConfig& c) {
-         b.real("a logarithm base > 1", [](double v) { return v > 1; }, c.pintLogBase);
+         b.real(
+             "a logarithm base > 1", [](double v) { return v > 1; }, c.pintLogBase);
      }},
     {"PINT_PROB", false,
      [](Builder& b, HpccConfig& c) {
-         b.real("a sampling probability in (0, 1]", [](double v) { return v > 0 && v <= 1; }, c.pintProb);
+         b.real(
+             "a sampling probability in (0, 1]", [](double v) { return v > 0 && v <= 1; }, c.pintProb);
      }},
     // DCTCP
     {"DCTCP_RATE_AI", false, [](Builder& b, HpccConfig& c) { b.rate(c.dctcpRateAiBps); }},
@@ -627,11 +650,16 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
     return row[b.size()];
 }
 
+// "cc-mode" and "Rate_Ai" are the same key written in another style; other near misses are likely typos.
 std::string suggestion(const std::string& key) {
+    std::string normalized = key;
+    for (char& c : normalized) {
+        c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
     const KeySpec* best = nullptr;
     std::size_t bestDistance = 3;  // only near misses are worth suggesting
     for (const KeySpec& spec : kKeys) {
-        const std::size_t d = editDistance(key, spec.key);
+        const std::size_t d = std::min(editDistance(key, spec.key), editDistance(normalized, spec.key));
         if (d < bestDistance) {
             bestDistance = d;
             best = &spec;
@@ -644,15 +672,16 @@ void Builder::apply(const Entry& entry) {
     m_entry = &entry;
     const KeySpec* spec = findKey(entry.key);
     if (!spec) {
-        m_diag.error(at(m_path, entry.line) + ": unknown key '" + entry.key + "'" + suggestion(entry.key) +
-                     "; expected one of the config.txt keys of roce-model.md §6.1, one key and its values per "
-                     "line");
+        m_diag.error(
+            at(m_path, entry.line) + ": unknown key '" + entry.key + "'" + suggestion(entry.key) +
+            "; expected one of the config.txt keys of roce-model.md §6.1, one key and its values per "
+            "line");
         return;
     }
     auto [it, inserted] = m_config.givenKeys.emplace(entry.key, entry.line);
     if (!inserted) {
-        fail("appears more than once (first " + (it->second > 0 ? "at line " + std::to_string(it->second)
-                                                                : std::string("occurrence")) +
+        fail("appears more than once (first " +
+             (it->second > 0 ? "at line " + std::to_string(it->second) : std::string("occurrence")) +
              "); expected each key once");
         return;
     }
@@ -679,10 +708,12 @@ void Builder::finish() {
            "using the RdmaHw attribute default 5Mb/s (the reference driver has no default and aborts)");
     absent("RATE_HAI", dcqcn || mode == kCcModeTimely,
            "using the RdmaHw attribute default 50Mb/s (the reference driver has no default and aborts)");
-    absent("RP_TIMER", dcqcn,
-           "using the RdmaHw attribute default 1500 µs (the reference driver uses 0, a zero-delay timer loop)");
+    absent(
+        "RP_TIMER", dcqcn,
+        "using the RdmaHw attribute default 1500 µs (the reference driver uses 0, a zero-delay timer loop)");
     absent("EWMA_GAIN", dcqcn || mode == kCcModeDctcp,
-           "using the RdmaHw attribute default 1/16 (the reference driver's `1 / 16` is 0, which freezes alpha)");
+           "using the RdmaHw attribute default 1/16 (the reference driver's `1 / 16` is 0, which freezes "
+           "alpha)");
     absent("L2_ACK_INTERVAL", true,
            "using 1 (an ACK per packet); the reference driver's default 0 never completes a flow");
 }
@@ -761,7 +792,8 @@ bool jsonEntry(const std::string& path, const std::string& key, const nlohmann::
     std::string token;
     if (value.is_object()) {
         if (!multi || key == "LINK_DOWN") {
-            return bad("an object is only accepted for KMAX_MAP, KMIN_MAP and PMAX_MAP ({\"<rate>\": value})");
+            return bad(
+                "an object is only accepted for KMAX_MAP, KMIN_MAP and PMAX_MAP ({\"<rate>\": value})");
         }
         entry.tokens.push_back(std::to_string(value.size()));
         for (auto& [rate, v] : value.items()) {
@@ -859,7 +891,8 @@ HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
     std::vector<std::string> repeated;
     std::set<std::string> seen;
     auto onEvent = [&](int depth, json::parse_event_t event, json& parsed) {
-        if (event == json::parse_event_t::key && depth == 1 && !seen.insert(parsed.get<std::string>()).second) {
+        if (event == json::parse_event_t::key && depth == 1 &&
+            !seen.insert(parsed.get<std::string>()).second) {
             repeated.push_back(parsed.get<std::string>());
         }
         return true;
@@ -907,7 +940,8 @@ void requireFlowInputs(const HpccConfig& config, Diagnostics& diag) {
     }
 }
 
-void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile& topology, Diagnostics& diag) {
+void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile& topology,
+                                Diagnostics& diag) {
     auto keyAt = [&](const char* key) {
         const auto it = config.givenKeys.find(key);
         return it != config.givenKeys.end() ? at(config.path, it->second) + ": key '" + key + "'"
@@ -932,16 +966,16 @@ void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile
         for (const auto& [rateBps, line] : rates) {
             const std::string where = " (" + at(topology.path, line) + ")";
             if (!config.kmaxBytesByRateBps.count(rateBps)) {
-                diag.error(keyAt("KMAX_MAP") + ": no entry for the switch link rate " + formatRate(rateBps) + where +
-                           "; expected one entry per link speed (or ENABLE_QCN 0)");
+                diag.error(keyAt("KMAX_MAP") + ": no entry for the switch link rate " + formatRate(rateBps) +
+                           where + "; expected one entry per link speed (or ENABLE_QCN 0)");
             }
             if (!config.kminBytesByRateBps.count(rateBps)) {
-                diag.error(keyAt("KMIN_MAP") + ": no entry for the switch link rate " + formatRate(rateBps) + where +
-                           "; expected one entry per link speed (or ENABLE_QCN 0)");
+                diag.error(keyAt("KMIN_MAP") + ": no entry for the switch link rate " + formatRate(rateBps) +
+                           where + "; expected one entry per link speed (or ENABLE_QCN 0)");
             }
             if (!config.pmaxByRateBps.count(rateBps)) {
-                diag.error(keyAt("PMAX_MAP") + ": no entry for the switch link rate " + formatRate(rateBps) + where +
-                           "; expected one entry per link speed (or ENABLE_QCN 0)");
+                diag.error(keyAt("PMAX_MAP") + ": no entry for the switch link rate " + formatRate(rateBps) +
+                           where + "; expected one entry per link speed (or ENABLE_QCN 0)");
             }
         }
     }
@@ -955,9 +989,10 @@ void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile
     }
     if (config.linkDown) {
         const uint32_t a = config.linkDown->nodeA, b = config.linkDown->nodeB;
-        const bool linked = std::any_of(topology.cables.begin(), topology.cables.end(), [&](const auto& cable) {
-            return (cable.a == a && cable.b == b) || (cable.a == b && cable.b == a);
-        });
+        const bool linked =
+            std::any_of(topology.cables.begin(), topology.cables.end(), [&](const auto& cable) {
+                return (cable.a == a && cable.b == b) || (cable.a == b && cable.b == a);
+            });
         if (!linked) {
             diag.error(keyAt("LINK_DOWN") + ": nodes " + std::to_string(a) + " and " + std::to_string(b) +
                        " are not linked in " + topology.path + "; expected the two ends of a link");
@@ -971,6 +1006,9 @@ NumberStatus parseScaledDecimal(std::string_view text, int scalePow10, bool allo
 
 NumberStatus parseDataRateBps(std::string_view text, uint64_t& bps) {
     const auto [number, unit] = splitUnit(text);
+    if (number.empty()) {
+        return NumberStatus::NotANumber;
+    }
     if (unit.empty()) {
         return parseInteger(number, bps);  // ns-3 reads a bare rate as integer bits/s
     }
@@ -980,9 +1018,8 @@ NumberStatus parseDataRateBps(std::string_view text, uint64_t& bps) {
         unsigned pow2;
     };
     // Two-letter prefixes first so that "Mi" is not taken for "M".
-    static const Prefix prefixes[] = {{"Ki", 0, 10}, {"Mi", 0, 20}, {"Gi", 0, 30}, {"Ti", 0, 40},
-                                      {"k", 3, 0},   {"K", 3, 0},   {"M", 6, 0},   {"G", 9, 0},
-                                      {"T", 12, 0},  {"", 0, 0}};
+    static const Prefix prefixes[] = {{"Ki", 0, 10}, {"Mi", 0, 20}, {"Gi", 0, 30}, {"Ti", 0, 40}, {"k", 3, 0},
+                                      {"K", 3, 0},   {"M", 6, 0},   {"G", 9, 0},   {"T", 12, 0},  {"", 0, 0}};
     for (const Prefix& prefix : prefixes) {
         const std::string_view p(prefix.text);
         if (unit.substr(0, p.size()) != p) {
@@ -999,7 +1036,11 @@ NumberStatus parseDataRateBps(std::string_view text, uint64_t& bps) {
 
 NumberStatus parseTimeNs(std::string_view text, uint64_t& ns) {
     const auto [number, unit] = splitUnit(text);
-    static const std::pair<const char*, int> units[] = {{"s", 9}, {"ms", 6}, {"us", 3}, {"ns", 0}, {"ps", -3}};
+    if (number.empty()) {
+        return NumberStatus::NotANumber;
+    }
+    static const std::pair<const char*, int> units[] = {
+        {"s", 9}, {"ms", 6}, {"us", 3}, {"ns", 0}, {"ps", -3}};
     for (const auto& [name, pow10] : units) {
         if (unit == name) {
             return scaleDecimal(number, pow10, 0, false, ns);

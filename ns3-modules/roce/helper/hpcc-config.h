@@ -1,21 +1,20 @@
-// The experiment configuration of the HPCC-lineage driver (`config.txt` of HPCC's scratch/third.cc, roce-model.md
-// §6.1) as typed values, plus the same keys in JSON. Pure C++ (no ns-3), so the reader is testable on its own and
-// shared by mlnet-flows and the ASTRA-sim bridge.
+// The experiment configuration of the HPCC-lineage driver (`config.txt` of HPCC's scratch/third.cc,
+// roce-model.md §6.1) as typed values, plus the same keys in JSON. Pure C++ (no ns-3), so the reader is
+// testable on its own and shared by mlnet-flows and the ASTRA-sim bridge.
 //
-// Text format: one `KEY value...` per line in any order; blank lines and lines whose first token starts with '#'
-// are skipped (an extension: the reference has no comments). Unlike the reference, which silently skips unknown
-// keys and lets the last repetition win, an unknown key, a repeated key, a missing or extra value, a malformed
-// number, a negative value or a value out of range is an error naming the file, the line and the key.
+// Text format: one `KEY value...` per line in any order; blank lines and lines whose first token starts with
+// '#' are skipped (an extension: the reference has no comments). Unlike the reference, which silently skips
+// unknown keys and lets the last repetition win, an unknown key, a repeated key, a missing or extra value, a
+// malformed number, a negative value or a value out of range is an error naming the file, the line and the
+// key.
 //
-// Keys accepted but ignored on purpose (a warning says why, only when the value asks for something we do not do):
-//   TRACE_FILE, TRACE_OUTPUT_FILE   always warn: the binary mix.tr trace is not produced
-//   ENABLE_TRACE                    warns when not 0, for the same reason
-//   USE_DYNAMIC_PFC_THRESHOLD       warns when 0: no effect in the reference either; our threshold is always
-//                                   dynamic
-//   DATA_RATE, LINK_DELAY           always warn: read but unused by the reference (the topology file gives every
-//                                   link's rate and delay)
+// Keys accepted but ignored on purpose; a warning says why, only when the value asks for what we do not do:
+//   TRACE_FILE, TRACE_OUTPUT_FILE  always: the binary mix.tr trace is not produced
+//   ENABLE_TRACE                   when not 0, for the same reason
+//   USE_DYNAMIC_PFC_THRESHOLD      when 0: no effect in the reference either; ours is always dynamic
+//   DATA_RATE, LINK_DELAY          always: unused by the reference too (the topology file gives them)
 //   BW_MON_FILE, RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL, BW_MON_INTERVAL
-//                                   always warn: SimAI's monitors are not produced
+//                                  always: SimAI's monitors are not produced
 // NIC_TOTAL_PAUSE_TIME (astra-network-ns3's NIC-generated PFC) is an error: ignoring it would change results.
 // QLEN_MON_FILE/START/END (and SimAI's QLEN_MON_INTERVAL) are kept: they configure our sampled queue monitor.
 //
@@ -57,10 +56,10 @@ struct HpccConfig {
     std::string flowFile;
     std::string fctOutputFile = "fct.txt";
     std::string pfcOutputFile = "pfc.txt";
-    std::string qlenMonFile;                   // empty: no queue monitor
-    uint64_t qlenMonStartNs = 2'000'000'000;   // QLEN_MON_START (ns)
-    uint64_t qlenMonEndNs = 2'100'000'000;     // QLEN_MON_END (ns)
-    uint64_t qlenMonIntervalNs = 100;          // QLEN_MON_INTERVAL (SimAI; the reference hard-codes 100 ns)
+    std::string qlenMonFile;                  // empty: no queue monitor
+    uint64_t qlenMonStartNs = 2'000'000'000;  // QLEN_MON_START (ns)
+    uint64_t qlenMonEndNs = 2'100'000'000;    // QLEN_MON_END (ns)
+    uint64_t qlenMonIntervalNs = 100;         // QLEN_MON_INTERVAL (SimAI; the reference hard-codes 100 ns)
 
     // --- run
     uint64_t stopTimeNs = 3'010'000'000;  // SIMULATOR_STOP_TIME (s)
@@ -72,16 +71,16 @@ struct HpccConfig {
     std::optional<LinkDown> linkDown;  // LINK_DOWN t a b; t = 0 means none
 
     // --- packet / ACK
-    uint32_t payloadBytes = 1000;        // PACKET_PAYLOAD_SIZE
-    uint32_t l2ChunkBytes = 0;           // L2_CHUNK_SIZE (0: no chunking)
-    uint32_t l2AckIntervalBytes = 1;     // L2_ACK_INTERVAL; reference 0, with which flows never complete
-    bool l2BackToZero = false;           // L2_BACK_TO_ZERO (go-back-0 instead of go-back-N on NACK)
-    bool ackHighPriority = false;        // ACK_HIGH_PRIO
-    uint64_t pauseTimeNs = 5'000;        // PAUSE_TIME (µs), carried in pause frames
+    uint32_t payloadBytes = 1000;     // PACKET_PAYLOAD_SIZE
+    uint32_t l2ChunkBytes = 0;        // L2_CHUNK_SIZE (0: no chunking)
+    uint32_t l2AckIntervalBytes = 1;  // L2_ACK_INTERVAL; reference 0, with which flows never complete
+    bool l2BackToZero = false;        // L2_BACK_TO_ZERO (go-back-0 instead of go-back-N on NACK)
+    bool ackHighPriority = false;     // ACK_HIGH_PRIO
+    uint64_t pauseTimeNs = 5'000;     // PAUSE_TIME (µs), carried in pause frames
 
     // --- switch
-    bool ecnEnabled = true;                          // ENABLE_QCN
-    uint64_t bufferBytes = 16ull * 1024 * 1024;      // BUFFER_SIZE (MiB per switch)
+    bool ecnEnabled = true;                           // ENABLE_QCN
+    uint64_t bufferBytes = 16ull * 1024 * 1024;       // BUFFER_SIZE (MiB per switch)
     std::map<uint64_t, uint64_t> kmaxBytesByRateBps;  // KMAX_MAP n rate k... (k in KB of 1000 B)
     std::map<uint64_t, uint64_t> kminBytesByRateBps;  // KMIN_MAP
     std::map<uint64_t, double> pmaxByRateBps;         // PMAX_MAP (probability at Kmax)
@@ -92,13 +91,13 @@ struct HpccConfig {
     // --- DCQCN
     uint64_t alphaResumeIntervalNs = 55'000;  // ALPHA_RESUME_INTERVAL (µs)
     uint64_t rateDecreaseIntervalNs = 4'000;  // RATE_DECREASE_INTERVAL (µs)
-    uint64_t rpTimerNs = 1'500'000;           // RP_TIMER (µs); attr 1500 µs, reference 0 (zero-delay timer loop)
-    double ewmaGain = 1.0 / 16;               // EWMA_GAIN; attr 1/16, reference `1 / 16` == 0
-    uint32_t fastRecoveryTimes = 5;           // FAST_RECOVERY_TIMES
-    bool clampTargetRate = false;             // CLAMP_TARGET_RATE
-    uint64_t rateAiBps = 5'000'000;           // RATE_AI; attr 5 Mb/s, the reference has no default
-    uint64_t rateHaiBps = 50'000'000;         // RATE_HAI; attr 50 Mb/s, the reference has no default
-    uint64_t minRateBps = 100'000'000;        // MIN_RATE
+    uint64_t rpTimerNs = 1'500'000;     // RP_TIMER (µs); attr 1500 µs, reference 0 (zero-delay timer loop)
+    double ewmaGain = 1.0 / 16;         // EWMA_GAIN; attr 1/16, reference `1 / 16` == 0
+    uint32_t fastRecoveryTimes = 5;     // FAST_RECOVERY_TIMES
+    bool clampTargetRate = false;       // CLAMP_TARGET_RATE
+    uint64_t rateAiBps = 5'000'000;     // RATE_AI; attr 5 Mb/s, the reference has no default
+    uint64_t rateHaiBps = 50'000'000;   // RATE_HAI; attr 50 Mb/s, the reference has no default
+    uint64_t minRateBps = 100'000'000;  // MIN_RATE
 
     // --- window
     bool hasWindow = true;   // HAS_WIN
@@ -106,50 +105,57 @@ struct HpccConfig {
     bool varWindow = false;  // VAR_WIN
 
     // --- HPCC / HPCC-PINT
-    double uTarget = 0.95;       // U_TARGET
-    uint32_t miThresh = 5;       // MI_THRESH
-    bool fastReact = true;       // FAST_REACT
-    bool multiRate = true;       // MULTI_RATE
-    bool sampleFeedback = false; // SAMPLE_FEEDBACK
-    uint32_t intMulti = 1;       // INT_MULTI
-    bool rateBound = true;       // RATE_BOUND
-    double pintLogBase = 1.05;   // PINT_LOG_BASE
-    double pintProb = 1.0;       // PINT_PROB
+    double uTarget = 0.95;        // U_TARGET
+    uint32_t miThresh = 5;        // MI_THRESH
+    bool fastReact = true;        // FAST_REACT
+    bool multiRate = true;        // MULTI_RATE
+    bool sampleFeedback = false;  // SAMPLE_FEEDBACK
+    uint32_t intMulti = 1;        // INT_MULTI
+    bool rateBound = true;        // RATE_BOUND
+    double pintLogBase = 1.05;    // PINT_LOG_BASE
+    double pintProb = 1.0;        // PINT_PROB
 
     // --- DCTCP (also uses ewmaGain)
     uint64_t dctcpRateAiBps = 1'000'000'000;  // DCTCP_RATE_AI
 
-    // Thresholds of one link speed: Kmin/Kmax in bytes and Pmax, or nullopt when any of the maps lacks the rate.
+    // Thresholds of one link speed: Kmin/Kmax in bytes and Pmax, or nullopt when any of the maps lacks the
+    // rate.
     struct EcnThresholds {
         uint64_t kminBytes, kmaxBytes;
         double pmax;
     };
     std::optional<EcnThresholds> ecnFor(uint64_t rateBps) const;
 
-    // Rewrites every relative file path (topology, flow, fct, pfc, qlen) as dir/path. Absolute and empty paths are
-    // kept. For callers that want paths relative to the configuration file: resolveAgainst(parent of path).
+    // Rewrites every relative file path (topology, flow, fct, pfc, qlen) as dir/path. Absolute and empty
+    // paths are kept. For callers that want paths relative to the configuration file: resolveAgainst(parent
+    // of path).
     void resolveAgainst(const std::string& dir);
 };
 
-// Reads config.txt. The result holds the defaults for every key that was absent or bad; check diag.hasErrors().
+// Reads config.txt. The result holds the defaults for every key that was absent or bad; check
+// diag.hasErrors().
 HpccConfig loadHpccConfig(const std::string& path, Diagnostics& diag);
 
-// Reads our JSON form: one object whose keys are exactly the config.txt names ("CC_MODE", "RATE_AI", ...), so a
-// config.txt converts line by line and both forms share one key table, validation and set of messages. Values:
+// Reads our JSON form: one object whose keys are exactly the config.txt names ("CC_MODE", "RATE_AI", ...), so
+// a config.txt converts line by line and both forms share one key table, validation and set of messages.
+// Values:
 //   a number or a string ("20Mb/s", "fct.txt"; a string with spaces is split like a config.txt line, so
-//   "KMAX_MAP": "2 100000000000 1600 400000000000 6400" works), true/false for flags, an array for multi-value
-//   keys ("LINK_DOWN": [0, 0, 0]), and for KMAX_MAP/KMIN_MAP/PMAX_MAP also an object keyed by rate
-//   ({"100000000000": 1600, "400000000000": 6400}). Unknown and repeated keys are errors, as in the text form.
+//   "KMAX_MAP": "2 100000000000 1600 400000000000 6400" works), true/false for flags, an array for
+//   multi-value keys ("LINK_DOWN": [0, 0, 0]), and for KMAX_MAP/KMIN_MAP/PMAX_MAP also an object keyed by
+//   rate
+//   ({"100000000000": 1600, "400000000000": 6400}). Unknown and repeated keys are errors, as in the text
+//   form.
 HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag);
 
-// Errors (naming the configuration file) when TOPOLOGY_FILE or FLOW_FILE is absent; mlnet-flows needs both while
-// the ASTRA-sim bridge needs neither, so the loaders do not require them.
+// Errors (naming the configuration file) when TOPOLOGY_FILE or FLOW_FILE is absent; mlnet-flows needs both
+// while the ASTRA-sim bridge needs neither, so the loaders do not require them.
 void requireFlowInputs(const HpccConfig& config, Diagnostics& diag);
 
 // Checks that need the topology: with ENABLE_QCN every switch port's link rate has a KMIN_MAP, KMAX_MAP and
-// PMAX_MAP entry (the reference aborts on the first missing one), Kmin <= Kmax, and LINK_DOWN names two linked
-// nodes. Messages name the configuration file, the key's line and the topology file.
-void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile& topology, Diagnostics& diag);
+// PMAX_MAP entry (the reference aborts on the first missing one), Kmin <= Kmax, and LINK_DOWN names two
+// linked nodes. Messages name the configuration file, the key's line and the topology file.
+void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile& topology,
+                                Diagnostics& diag);
 
 // dir/path for a relative path; absolute and empty paths unchanged.
 std::string resolvePath(const std::string& path, const std::string& dir);
@@ -161,18 +167,18 @@ enum class NumberStatus {
     Rounded,     // had digits below the unit; rounded half-up (only when rounding was allowed)
     NotANumber,  // not a plain decimal (digits, optional '.', optional exponent)
     Negative,
-    TooLarge,    // does not fit in 64 bits
-    NotWhole,    // digits below the unit and rounding not allowed
-    BadUnit,     // a rate or time with a missing or unknown unit
+    TooLarge,  // does not fit in 64 bits
+    NotWhole,  // digits below the unit and rounding not allowed
+    BadUnit,   // a rate or time with a missing or unknown unit
 };
 
 // text × 10^scalePow10 as an exact integer, from the decimal digits rather than through a double, so that
 // "2.000000001" with scale 9 is exactly 2000000001. Accepts an optional '+', fraction and exponent.
 NumberStatus parseScaledDecimal(std::string_view text, int scalePow10, bool allowRounding, uint64_t& out);
 
-// ns-3 DataRate strings, exactly: a bare integer is bits/s; units bps, b/s, Bps, B/s with the SI prefixes k, K, M,
-// G, T or the binary prefixes Ki, Mi, Gi, Ti ("20Mb/s", "100Gbps", "1.5KiB/s"). A value that is not a whole number
-// of bits/s is NotWhole (ns-3 truncates it silently).
+// ns-3 DataRate strings, exactly: a bare integer is bits/s; units bps, b/s, Bps, B/s with the SI prefixes k,
+// K, M, G, T or the binary prefixes Ki, Mi, Gi, Ti ("20Mb/s", "100Gbps", "1.5KiB/s"). A value that is not a
+// whole number of bits/s is NotWhole (ns-3 truncates it silently).
 NumberStatus parseDataRateBps(std::string_view text, uint64_t& bps);
 
 // ns-3 Time strings with a unit: s, ms, us, ns, ps ("1000ns", "0.001ms", "1us"); the result must be whole ns.

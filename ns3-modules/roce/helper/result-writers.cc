@@ -21,7 +21,9 @@ namespace {
 __extension__ typedef unsigned __int128 U128;
 constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
 
-uint64_t saturate(U128 v) { return v > kU64Max ? kU64Max : static_cast<uint64_t>(v); }
+uint64_t saturate(U128 v) {
+    return v > kU64Max ? kU64Max : static_cast<uint64_t>(v);
+}
 
 // A file that appears at its final path only when commit() succeeds. The temporary name is unique per process
 // and call, in the target's directory so that rename() stays on one file system and is atomic.
@@ -101,7 +103,8 @@ private:
 
 // Formats records in 1 MiB batches so that millions of PFC events need no second full copy in memory.
 template <typename Record, typename Format>
-bool writeRecords(const std::string& path, const std::vector<Record>& records, Format format, Diagnostics& diag) {
+bool writeRecords(const std::string& path, const std::vector<Record>& records, Format format,
+                  Diagnostics& diag) {
     AtomicFile file(path, diag);
     std::string batch;
     constexpr std::size_t kBatchBytes = 1 << 20;
@@ -126,9 +129,10 @@ uint32_t hpccHostIp(uint32_t nodeId) {
 
 std::string formatFctLine(const FctRecord& r) {
     char line[192];
-    const int n = std::snprintf(line, sizeof line, "%08x %08x %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-                                hpccHostIp(r.srcNode), hpccHostIp(r.dstNode), unsigned{r.sport}, unsigned{r.dport},
-                                r.sizeBytes, r.startNs, r.fctNs, r.idealFctNs);
+    const int n =
+        std::snprintf(line, sizeof line, "%08x %08x %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+                      hpccHostIp(r.srcNode), hpccHostIp(r.dstNode), unsigned{r.sport}, unsigned{r.dport},
+                      r.sizeBytes, r.startNs, r.fctNs, r.idealFctNs);
     return std::string(line, static_cast<std::size_t>(n));
 }
 
@@ -190,7 +194,8 @@ uint64_t idealFctNs(uint64_t sizeBytes, uint64_t baseRttNs, uint64_t bottleneckR
     if (bottleneckRateBps == 0 || payloadBytesPerPacket == 0) {
         return kU64Max;
     }
-    const uint64_t packets = sizeBytes / payloadBytesPerPacket + (sizeBytes % payloadBytesPerPacket != 0 ? 1 : 0);
+    const uint64_t packets =
+        sizeBytes / payloadBytesPerPacket + (sizeBytes % payloadBytesPerPacket != 0 ? 1 : 0);
     const U128 wireBytes = U128{sizeBytes} + U128{packets} * overheadBytesPerPacket;
     return saturate(U128{baseRttNs} + wireBytes * 8 * 1'000'000'000u / bottleneckRateBps);
 }

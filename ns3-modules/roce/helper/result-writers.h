@@ -1,7 +1,7 @@
-// Outputs of the flow-driven experiments in the HPCC formats (roce-model.md §6.4), so the reference's analysis
-// scripts (analysis/fct_analysis.py) read them unchanged. Records are kept in memory and written once, atomically
-// (temporary file in the same directory, then rename), so an interrupted run never leaves a truncated file that
-// looks complete.
+// Outputs of the flow-driven experiments in the HPCC formats (roce-model.md §6.4), so the reference's
+// analysis scripts (analysis/fct_analysis.py) read them unchanged. Records are kept in memory and written
+// once, atomically (temporary file in the same directory, then rename), so an interrupted run never leaves a
+// truncated file that looks complete.
 #ifndef MLNET_ROCE_RESULT_WRITERS_H
 #define MLNET_ROCE_RESULT_WRITERS_H
 
@@ -27,8 +27,9 @@ struct PfcRecord {
     bool pause;  // false: resume
 };
 
-// The reference's host address 11.x.y.1: 0x0b000001 + (id / 256) << 16 + (id % 256) << 8, in 32-bit arithmetic as
-// the reference computes it (ids of 65536 and more do not fit; loadHpccTopologyFile warns about them).
+// The reference's host address 11.x.y.1: 0x0b000001 + (id / 256) << 16 + (id % 256) << 8, in 32-bit
+// arithmetic as the reference computes it (ids of 65536 and more do not fit; loadHpccTopologyFile warns about
+// them).
 uint32_t hpccHostIp(uint32_t nodeId);
 
 // "sip dip sport dport size start_ns fct_ns standalone_fct_ns\n" with the addresses as %08x, e.g.
@@ -60,8 +61,8 @@ private:
     std::vector<PfcRecord> m_records;
 };
 
-// Writes bytes to path through a temporary file in the same directory and a rename; on failure the temporary is
-// removed, path is untouched, and an error naming path and the system's reason goes to diag.
+// Writes bytes to path through a temporary file in the same directory and a rename; on failure the temporary
+// is removed, path is untouched, and an error naming path and the system's reason goes to diag.
 bool writeFileAtomically(const std::string& path, const std::string& bytes, Diagnostics& diag);
 
 // As writeFileAtomically, for JSON summaries: the text must parse as JSON (an error otherwise, and nothing is
@@ -74,19 +75,19 @@ struct PathHop {
     uint64_t delayNs;
 };
 
-// Base RTT of a path: its propagation delay both ways plus one frame of frameBytes serialized at every hop (the
-// store-and-forward delay of the first packet). ACK serialization is not counted, as in the reference; frameBytes
-// should be the full on-wire size of an MTU frame (payload plus all per-packet overhead).
+// Base RTT of a path: its propagation delay both ways plus one frame of frameBytes serialized at every hop
+// (the store-and-forward delay of the first packet). ACK serialization is not counted, as in the reference;
+// frameBytes should be the full on-wire size of an MTU frame (payload plus all per-packet overhead).
 uint64_t baseRttNs(const std::vector<PathHop>& path, uint64_t frameBytes);
 
 // The slowest link rate of a path (0 for an empty path).
 uint64_t bottleneckRateBps(const std::vector<PathHop>& path);
 
 // Standalone ("ideal") FCT of fct.txt: baseRttNs + (size + packets × overhead) × 8 / bottleneck rate, with
-// packets = ceil(size / payload). The overhead is a parameter because we use real RoCEv2 per-packet overheads, not
-// the reference's 36 B (PPP framing). 64/128-bit arithmetic throughout (the reference overflows at 4 GiB); the
-// division rounds down as in the reference; the result saturates at UINT64_MAX, which is also returned for a zero
-// rate or a zero payload.
+// packets = ceil(size / payload). The overhead is a parameter because we use real RoCEv2 per-packet
+// overheads, not the reference's 36 B (PPP framing). 64/128-bit arithmetic throughout (the reference
+// overflows at 4 GiB); the division rounds down as in the reference; the result saturates at UINT64_MAX,
+// which is also returned for a zero rate or a zero payload.
 uint64_t idealFctNs(uint64_t sizeBytes, uint64_t baseRttNs, uint64_t bottleneckRateBps,
                     uint32_t payloadBytesPerPacket, uint32_t overheadBytesPerPacket);
 

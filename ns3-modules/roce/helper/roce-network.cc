@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "ns3/double.h"
+#include "ns3/global-value.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include "pcap-writer.h"
@@ -31,6 +34,12 @@ std::string gbps(uint64_t bps) {
 void UsePicosecondTime() {
     if (ns3::Time::GetResolution() != ns3::Time::PS) {
         ns3::Time::SetResolution(ns3::Time::PS);
+    }
+    // The calendar queue beats ns-3's default std::map scheduler (measured: 3.3 s vs 3.9 s on k4 all-to-all)
+    // on the millions of near-future events of packet runs.
+    if (!std::getenv(
+            "NS_GLOBAL_VALUE")) {  // users may still choose another scheduler through ns-3's variable
+        ns3::GlobalValue::Bind("SchedulerType", ns3::StringValue("ns3::CalendarScheduler"));
     }
 }
 
@@ -373,7 +382,8 @@ bool RoceNetwork::Run(TimePs stopPs) {
 }
 
 void RoceNetwork::CheckProgress() {
-    uint64_t progress = m_fct.size();
+    // A flow that started since the last check counts as progress: it has not had a whole interval yet.
+    uint64_t progress = m_fct.size() + m_flowsStarted;
     for (RoceNic* nic : m_nics) {
         progress += nic->DeliveredBytes();
     }
