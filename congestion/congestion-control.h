@@ -60,11 +60,8 @@ protected:
 // 1/3/7/8).
 class NoCongestionControl : public CongestionControl {
 public:
-    NoCongestionControl(const FlowParams& flow, uint64_t windowBytes) {
-        m_rateBps = flow.lineRateBps;
-        m_windowBytes = windowBytes;
-    }
-    const char* name() const override { return "none"; }
+    NoCongestionControl(const FlowParams& flow, uint64_t windowBytes);
+    const char* name() const override;
 };
 
 }  // namespace mlnet::cc

@@ -1,0 +1,125 @@
+// mlnet-flows end to end: HPCC-format inputs in, fct.txt / pfc.txt in the reference's columns out, exit
+// status.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "trace-test-util.h"
+
+namespace mlnet {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct FlowsRun {
+    int status;
+    std::string out, err;
+};
+
+class MlnetFlows : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = makeTempDir("flows");
+        // Hosts 0..4 on switch 5, 100 Gb/s, 1 us.
+        writeFileBytes(m_dir + "/topo.txt",
+                       "6 1 5\n5\n0 5 100Gbps 1000ns 0\n1 5 100Gbps 1000ns 0\n2 5 100Gbps 1000ns 0\n"
+                       "3 5 100Gbps 1000ns 0\n4 5 100Gbps 1000ns 0\n");
+        writeFileBytes(
+            m_dir + "/flows.txt",
+            "4\n1 0 3 100 2000000 0.000001\n2 0 3 100 2000000 0.000001\n3 0 3 100 2000000 0.000001\n"
+            "4 0 3 100 2000000 0.000001\n");
+        writeConfig("");
+    }
+    // HAS_WIN 0: without a window the senders run at line rate and the 1 MiB buffer fills.
+    void writeConfig(const std::string& extra, const std::string& stopSeconds = "1") {
+        writeFileBytes(
+            m_dir + "/config.txt",
+            "TOPOLOGY_FILE " + m_dir + "/topo.txt\nFLOW_FILE " + m_dir + "/flows.txt\nFCT_OUTPUT_FILE " +
+                m_dir + "/fct.txt\nPFC_OUTPUT_FILE " + m_dir + "/pfc.txt\nCC_MODE 0\n" +
+                "PACKET_PAYLOAD_SIZE 1000\nBUFFER_SIZE 1\nENABLE_QCN 1\nKMAX_MAP 1 100000000000 400\n"
+                "KMIN_MAP 1 100000000000 100\nPMAX_MAP 1 100000000000 0.2\nHAS_WIN 0\nL2_ACK_INTERVAL 1\n" +
+                "SIMULATOR_STOP_TIME " + stopSeconds + "\n" + extra);
+    }
+    FlowsRun run(const std::string& args) {
+        const std::string cmd = std::string(MLNET_BIN_DIR) + "/mlnet-flows " + args + " > " + m_dir +
+                                "/out.txt 2> " + m_dir + "/err.txt";
+        const int raw = std::system(cmd.c_str());
+        return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, readFileBytes(m_dir + "/out.txt"),
+                readFileBytes(m_dir + "/err.txt")};
+    }
+    std::string m_dir;
+};
+
+TEST_F(MlnetFlows, WritesFctAndPfcInTheReferenceColumns) {
+    FlowsRun r = run(m_dir + "/config.txt --report=" + m_dir + "/report.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("flows: 4 of 4 finished; drops 0"));
+    std::istringstream fct(readFileBytes(m_dir + "/fct.txt"));
+    std::string sip, dip;
+    uint64_t sport, dport, size, start, duration, ideal;
+    int lines = 0;
+    while (fct >> sip >> dip >> sport >> dport >> size >> start >> duration >> ideal) {
+        ++lines;
+        EXPECT_EQ(dip, "0b000001");  // host 0 is 11.0.0.1
+        EXPECT_EQ(size, 2000000u);
+        EXPECT_EQ(start, 1000u);
+        EXPECT_EQ(dport, 100u);
+        EXPECT_GE(sport, 10000u);
+        EXPECT_GT(duration, ideal);  // four flows share host 0's link
+    }
+    EXPECT_EQ(lines, 4);
+    // A 1 MiB buffer makes the switch pause the senders: pfc.txt lines "time node type ifindex 1|0".
+    std::istringstream pfc(readFileBytes(m_dir + "/pfc.txt"));
+    uint64_t time, node, type, ifindex, pause;
+    int pauses = 0;
+    while (pfc >> time >> node >> type >> ifindex >> pause) {
+        EXPECT_EQ(type, 0u) << "pauses land at the sending hosts";
+        EXPECT_GE(node, 1u);
+        EXPECT_LE(node, 4u);
+        pauses += pause == 1;
+    }
+    EXPECT_GT(pauses, 0);
+    auto report = nlohmann::json::parse(readFileBytes(m_dir + "/report.json"));
+    EXPECT_EQ(report["finished"], 4);
+    EXPECT_EQ(report["drops"], 0);
+    EXPECT_EQ(report["switches"][0]["ports"].size(), 5u);
+}
+
+TEST_F(MlnetFlows, LossyRunWithoutPfcStillDeliversEverything) {
+    FlowsRun r = run(m_dir + "/config.txt --pfc=0 --rto-us=100 --report=" + m_dir + "/report.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto report = nlohmann::json::parse(readFileBytes(m_dir + "/report.json"));
+    EXPECT_EQ(report["finished"], 4);
+    EXPECT_GT(report["drops"].get<uint64_t>(), 0u);
+    EXPECT_GT(report["retransmitted_bytes"].get<uint64_t>(), 0u);
+}
+
+TEST_F(MlnetFlows, UnknownKeyIsAnErrorWithItsLine) {
+    writeConfig("RATE_AIX 5Mb/s\n");
+    FlowsRun r = run(m_dir + "/config.txt");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, HasSubstr("config.txt: line 15"));
+    EXPECT_THAT(r.err, HasSubstr("RATE_AIX"));
+}
+
+TEST_F(MlnetFlows, FlowToASwitchIsAnError) {
+    writeFileBytes(m_dir + "/flows.txt", "1\n1 5 3 100 1000 0\n");
+    FlowsRun r = run(m_dir + "/config.txt");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, HasSubstr("flows.txt"));
+}
+
+TEST_F(MlnetFlows, TimeLimitStopsWithAReport) {
+    writeConfig("", "0.0001");
+    FlowsRun r = run(m_dir + "/config.txt");
+    EXPECT_EQ(r.status, 3);
+    EXPECT_THAT(r.err, HasSubstr("stopped at the time limit"));
+    EXPECT_THAT(r.err, HasSubstr("-> host 0"));
+}
+
+}  // namespace
+}  // namespace mlnet
