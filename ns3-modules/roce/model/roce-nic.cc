@@ -92,7 +92,6 @@ uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint64_t sizeByte
     q.sizeBytes = sizeBytes;
     q.sndNxt = q.sndUna = q.highestSent = 0;
     q.startPs = q.nextAvailPs = q.lastProgressPs = now;
-    q.rtoArmed = false;
     ++q.generation;
     q.cc = m_ccFactory(flow);
     q.ccTimerPs = 0;
@@ -261,7 +260,7 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
     p->lastOfMessage = q.sndNxt == q.sizeBytes;
     q.nextAvailPs = now + wireTimePs(p->frameBytes, q.cc->rateBps());
     q.cc->onSend(now / 1000, payload);
-    ArmRto(qp);
+    ArmRtoScan();
     return p;
 }
 
@@ -412,39 +411,39 @@ void RoceNic::OnCnp(RocePacket* p) {
     m_pool->release(p);
 }
 
-void RoceNic::ArmRto(uint32_t qp) {
-    QueuePair& q = m_qps[qp];
-    if (q.rtoArmed) {
-        return;
+void RoceNic::ArmRtoScan() {
+    if (!m_rtoScan.IsRunning()) {
+        // One timer per NIC instead of one per QP: thousands of concurrent QPs would otherwise keep thousands
+        // of far-future events in the scheduler. A timeout is detected within a quarter RTO of its deadline.
+        m_rtoScan = ns3::Simulator::Schedule(ns3::PicoSeconds(m_settings.rtoPs / 4), &RoceNic::RtoScan, this);
     }
-    q.rtoArmed = true;
-    const TimePs now = nowPs();
-    const TimePs due = std::max(now, q.lastProgressPs + m_settings.rtoPs);
-    ns3::Simulator::Schedule(ns3::PicoSeconds(due - now), &RoceNic::CheckRto, this, qp, q.generation);
 }
 
-void RoceNic::CheckRto(uint32_t qp, uint32_t generation) {
-    QueuePair& q = m_qps[qp];
-    if (q.generation != generation || q.state == QpState::Free) {
-        return;
-    }
-    q.rtoArmed = false;
-    if (q.sndUna >= q.highestSent) {
-        return;  // nothing in flight; the next packet re-arms the timer
-    }
+void RoceNic::RtoScan() {
     const TimePs now = nowPs();
-    if (now - q.lastProgressPs >= m_settings.rtoPs) {
-        // No acknowledgement progress for a whole timeout: resend everything after the last cumulative ACK.
-        ++m_timeouts;
-        q.lastProgressPs = now;
-        if (q.state == QpState::Ready) {
-            RingRemove(qp);
+    bool outstanding = false;
+    for (uint32_t qp = 0; qp < m_qps.size(); ++qp) {
+        QueuePair& q = m_qps[qp];
+        if (q.state == QpState::Free || q.sndUna >= q.highestSent) {
+            continue;
         }
-        q.sndNxt = q.sndUna;
-        q.state = QpState::Idle;
-        Activate(qp);
+        outstanding = true;
+        if (now - q.lastProgressPs >= m_settings.rtoPs) {
+            // No acknowledgement progress for a whole timeout: resend everything after the last cumulative
+            // ACK.
+            ++m_timeouts;
+            q.lastProgressPs = now;
+            if (q.state == QpState::Ready) {
+                RingRemove(qp);
+            }
+            q.sndNxt = q.sndUna;
+            q.state = QpState::Idle;
+            Activate(qp);
+        }
     }
-    ArmRto(qp);
+    if (outstanding) {
+        ArmRtoScan();
+    }
 }
 
 void RoceNic::ArmCcTimer(uint32_t qp) {

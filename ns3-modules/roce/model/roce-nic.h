@@ -88,7 +88,6 @@ private:
         QpState state = QpState::Free;
         uint64_t sizeBytes = 0, sndNxt = 0, sndUna = 0, highestSent = 0;
         TimePs startPs = 0, nextAvailPs = 0, lastProgressPs = 0;
-        bool rtoArmed = false;
         uint32_t generation = 0;  // invalidates stale timers of a reused slot
         std::unique_ptr<cc::CongestionControl> cc;
         TimePs ccTimerPs = 0;
@@ -123,8 +122,8 @@ private:
     void Reschedule(uint32_t qp);
     void WakeAt(TimePs atPs);
     void Wake();
-    void ArmRto(uint32_t qp);
-    void CheckRto(uint32_t qp, uint32_t generation);
+    void ArmRtoScan();
+    void RtoScan();
     void ArmCcTimer(uint32_t qp);
     void CcTimer(uint32_t qp, uint32_t generation);
     void Complete(uint32_t qp);
@@ -147,6 +146,7 @@ private:
     PacketQueue m_control;
     TimePs m_wakeAtPs = 0;
     ns3::EventId m_wake;
+    ns3::EventId m_rtoScan;
     uint64_t m_activeQps = 0;
     uint64_t m_deliveredBytes = 0;
     uint64_t m_timeouts = 0;
