@@ -111,7 +111,10 @@ void RoceNetDevice::Capture(const RocePacket& packet) {
     ctx.dstPort = peer->Port();
     ctx.mtuPayloadBytes = m_pcapMtu;
     ctx.withInt = m_pcapInt;
-    m_pcap->write(nowPs() / 1000, serializeFrame(packet, ctx));
+    RocePacket named = packet;
+    named.srcHost = (*m_hostNodeIds)[packet.srcHost];
+    named.dstHost = (*m_hostNodeIds)[packet.dstHost];
+    m_pcap->write(nowPs() / 1000, serializeFrame(named, ctx));
 }
 
 void RoceNetDevice::TransmitComplete() {

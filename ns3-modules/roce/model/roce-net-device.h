@@ -5,6 +5,8 @@
 #ifndef MLNET_ROCE_NET_DEVICE_H
 #define MLNET_ROCE_NET_DEVICE_H
 
+#include <vector>
+
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -44,8 +46,11 @@ public:
     void NotifyLinkChange(bool up);
 
     // Every frame this port sends is also written to `writer` as real Ethernet/IPv4/UDP/RoCEv2 or PFC bytes.
-    void SetPcap(PcapWriter* writer, uint32_t nodeId, uint32_t mtuPayloadBytes, bool withInt) {
+    // `hostNodeIds` maps the packets' host indices to topology node ids, which the IP addresses are made from.
+    void SetPcap(PcapWriter* writer, uint32_t nodeId, uint32_t mtuPayloadBytes, bool withInt,
+                 const std::vector<uint32_t>* hostNodeIds) {
         m_pcap = writer;
+        m_hostNodeIds = hostNodeIds;
         m_nodeId = nodeId;
         m_pcapMtu = mtuPayloadBytes;
         m_pcapInt = withInt;
@@ -124,6 +129,7 @@ private:
     uint32_t m_nodeId = 0;
     uint32_t m_pcapMtu = 0;
     bool m_pcapInt = false;
+    const std::vector<uint32_t>* m_hostNodeIds = nullptr;
     void Capture(const RocePacket& packet);
     uint64_t m_txBytes = 0;
     uint64_t m_txFrames = 0;
