@@ -12,7 +12,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
-#include "congestion-control.h"
+#include "cc-selection.h"
 #include "flow-file.h"
 #include "hpcc-config.h"
 #include "result-writers.h"
@@ -43,7 +43,8 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 
 int main(int argc, char** argv) {
     UsePicosecondTime();
-    std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, cc, pcap, report;
+    std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, cc, ccPreset = "config",
+                                                                                          pcap, report;
     bool pfc = true;
     uint32_t seed = 1;
     double rtoUs = 1000;
@@ -56,7 +57,12 @@ int main(int argc, char** argv) {
     cmd.AddValue("flows", "flow file (overrides FLOW_FILE)", flowOverride);
     cmd.AddValue("fct", "FCT output (overrides FCT_OUTPUT_FILE)", fctOverride);
     cmd.AddValue("pfc-output", "PFC output (overrides PFC_OUTPUT_FILE)", pfcOverride);
-    cmd.AddValue("cc", "congestion control: 'none' (line rate + PFC) overrides CC_MODE", cc);
+    cmd.AddValue("cc", "congestion control overriding CC_MODE: none, dcqcn, hpcc, timely or dctcp", cc);
+    cmd.AddValue(
+        "cc-preset",
+        "config (parameters from the file, HPCC-compatible), paper (each algorithm's own defaults) or "
+        "hpcc-paper (the HPCC paper's settings)",
+        ccPreset);
     cmd.AddValue("pfc", "PFC on (1) or off (0, lossy: drops are recovered by go-back-N and timeouts)", pfc);
     cmd.AddValue("pcap", "write every frame sent by every port to this pcap file (RoCEv2 and PFC bytes)",
                  pcap);
@@ -93,14 +99,7 @@ int main(int argc, char** argv) {
         config.pfcOutputFile = pfcOverride;
     }
     requireFlowInputs(config, diag);
-    const bool ccRequested = config.ccMode == kCcModeDcqcn || config.ccMode == kCcModeHpcc ||
-                             config.ccMode == kCcModeTimely || config.ccMode == kCcModeDctcp ||
-                             config.ccMode == kCcModeHpccPint;
-    if (ccRequested && cc != "none") {
-        diag.error(configPath + ": CC_MODE " + std::to_string(config.ccMode) + " (" +
-                   describeCcMode(config.ccMode) +
-                   ") is not implemented yet; run with --cc=none for line rate with PFC");
-    }
+    const CcSelection selection = selectCongestionControl(config, cc, ccPreset, diag);
     HpccTopologyFile topology;
     std::vector<FlowSpec> flows;
     if (!diag.hasErrors()) {
@@ -135,16 +134,17 @@ int main(int argc, char** argv) {
         }
     }
     net.globalBaseRtt = config.globalT;
-    const bool window = config.hasWindow;
-    net.ccFactory = [window](const cc::FlowParams& flow) {
-        return std::make_unique<cc::NoCongestionControl>(flow, window ? flow.bdpBytes : 0);
-    };
+    net.ccFactory = selection.factory;
+    net.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
+    net.nic.intEnabled = selection.intEnabled;
     net.seed = seed;
     net.pcapPath = pcap;
     net.hangCheckPs = 10'000'000'000ull;
     if (!config.qlenMonFile.empty()) {
         // Sampled when queues change, at most once per interval per port: no sweep over idle ports.
         net.switches.queueSampleIntervalPs = std::max<uint64_t>(config.qlenMonIntervalNs, 1) * 1000;
+        net.switches.queueSampleStartPs = config.qlenMonStartNs * 1000;
+        net.switches.queueSampleEndPs = config.qlenMonEndNs * 1000;
     }
 
     const double cpuStart = cpuSeconds();
@@ -195,6 +195,7 @@ int main(int argc, char** argv) {
         pauses += e.pause;
     }
     const uint64_t hops = network.DataPacketHops();
+    std::printf("congestion control: %s (%s)\n", selection.name.c_str(), ccPreset.c_str());
     std::printf("flows: %llu of %zu finished; drops %llu; PFC pause frames received %llu\n",
                 static_cast<unsigned long long>(network.FlowsFinished()), flows.size(),
                 static_cast<unsigned long long>(network.TotalDrops()),

@@ -106,7 +106,8 @@ RoceNetwork::RoceNetwork(const HpccTopologyFile& topology, RoceNetworkConfig con
         m_pcap = std::make_unique<PcapWriter>(m_config.pcapPath);
         for (uint32_t id = 0; id < m_numNodes; ++id) {
             for (auto& d : devices[id]) {
-                d->SetPcap(m_pcap.get(), id, m_config.nic.mtuPayloadBytes, m_config.nic.intEnabled, &m_hostNodeIds);
+                d->SetPcap(m_pcap.get(), id, m_config.nic.mtuPayloadBytes, m_config.nic.intEnabled,
+                           &m_hostNodeIds);
             }
         }
     }

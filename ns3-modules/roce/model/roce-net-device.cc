@@ -79,10 +79,14 @@ uint8_t RoceNetDevice::PausedMask() const {
 }
 
 void RoceNetDevice::Kick() {
-    if (m_busy || !m_linkUp) {
+    // The owner may call Kick() again from inside Dequeue (a QP becoming eligible); only the outer call may
+    // start a transmission, or two frames would share the wire.
+    if (m_busy || !m_linkUp || m_dequeuing) {
         return;
     }
+    m_dequeuing = true;
     RocePacket* packet = m_control.empty() ? m_owner->Dequeue(m_port, PausedMask()) : m_control.pop();
+    m_dequeuing = false;
     if (packet) {
         StartTransmission(packet);
     }

@@ -46,7 +46,8 @@ public:
     void NotifyLinkChange(bool up);
 
     // Every frame this port sends is also written to `writer` as real Ethernet/IPv4/UDP/RoCEv2 or PFC bytes.
-    // `hostNodeIds` maps the packets' host indices to topology node ids, which the IP addresses are made from.
+    // `hostNodeIds` maps the packets' host indices to topology node ids, which the IP addresses are made
+    // from.
     void SetPcap(PcapWriter* writer, uint32_t nodeId, uint32_t mtuPayloadBytes, bool withInt,
                  const std::vector<uint32_t>* hostNodeIds) {
         m_pcap = writer;
@@ -121,6 +122,7 @@ private:
     ns3::Mac48Address m_address;
     bool m_linkUp = true;
     bool m_busy = false;
+    bool m_dequeuing = false;
     PacketQueue m_control;
     TimePs m_pausedUntil[kNumPriorities] = {};
     TimePs m_wakeAt = 0;

@@ -291,7 +291,7 @@ void RoceNic::OnData(RocePacket* p) {
     const TimePs now = nowPs();
     if (p->ecn == kEcnCe) {
         rx->ceSinceAck = true;
-        if (!m_settings.hpccMode && (!rx->cnpSent || now - rx->lastCnpPs >= m_settings.cnpIntervalPs)) {
+        if (!m_settings.ecnEchoOnAck && (!rx->cnpSent || now - rx->lastCnpPs >= m_settings.cnpIntervalPs)) {
             rx->cnpSent = true;
             rx->lastCnpPs = now;
             ++m_cnpsSent;
@@ -341,9 +341,9 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const
     if (kind == PacketKind::Cnp) {
         p->frameBytes = cnpFrameBytes();
     } else {
-        p->ecnEcho = m_settings.hpccMode && rx.ceSinceAck;
+        p->ecnEcho = m_settings.ecnEchoOnAck && rx.ceSinceAck;
         uint32_t hops = 0;
-        if (m_settings.hpccMode && m_settings.intEnabled) {
+        if (m_settings.intEnabled) {
             hops = data->intHops;
             std::copy(data->hops, data->hops + hops, p->hops);
             p->intHops = static_cast<uint8_t>(hops);

@@ -27,8 +27,8 @@ struct NicSettings {
     TimePs nackIntervalPs = 500'000'000;  // minimum gap between NACKs for the same expected byte
     TimePs cnpIntervalPs = 50'000'000;    // receiver sends at most one CNP per QP per interval (50 us)
     TimePs rtoPs = 1'000'000'000;         // retransmission timeout (1 ms)
-    bool hpccMode = false;                // ECN echo and INT on ACKs instead of CNPs
-    bool intEnabled = false;              // data packets carry an INT stack
+    bool ecnEchoOnAck = false;            // HPCC-compatible: CE echoed on ACKs instead of CNPs
+    bool intEnabled = false;              // data packets carry an INT stack, echoed on ACKs (HPCC)
     uint8_t ackPriority = 0;              // class of ACK/NACK/CNP (0: strict priority)
 };
 

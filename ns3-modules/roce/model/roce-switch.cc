@@ -194,7 +194,7 @@ void RoceSwitch::Sample(uint32_t port) {
     }
     Port& p = m_ports[port];
     const TimePs now = nowPs();
-    if (now >= p.nextSamplePs) {
+    if (now >= p.nextSamplePs && now >= m_settings.queueSampleStartPs && now <= m_settings.queueSampleEndPs) {
         m_samples.push_back({now, port, p.queuedBytes});
         p.nextSamplePs = now + m_settings.queueSampleIntervalPs;
     }

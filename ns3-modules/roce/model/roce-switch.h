@@ -25,6 +25,8 @@ struct SwitchSettings {
     uint32_t dwrrQuantumBytes = 1500;
     uint16_t pauseQuanta = 0xffff;
     TimePs queueSampleIntervalPs = 0;  // 0: no queue samples
+    TimePs queueSampleStartPs = 0;     // samples are kept only inside [start, end]
+    TimePs queueSampleEndPs = UINT64_MAX;
 };
 
 class RoceSwitch : public ns3::Node, public RocePortOwner {

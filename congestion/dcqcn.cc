@@ -1,0 +1,215 @@
+#include "dcqcn.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace mlnet::cc {
+
+namespace {
+
+void validate(const FlowParams& flow, const DcqcnParams& p) {
+    std::string why;
+    if (flow.lineRateBps == 0) {
+        why = "line rate is 0";
+    } else if (!(p.g > 0.0 && p.g <= 1.0)) {
+        why = "g = " + std::to_string(p.g) + " is outside (0, 1]";
+    } else if (p.alphaIntervalNs == 0 || p.decreaseIntervalNs == 0 || p.increaseIntervalNs == 0) {
+        why = "the alpha, decrease and increase periods must be positive";
+    } else if (!(p.rateOnFirstCnp > 0.0 && p.rateOnFirstCnp <= 1.0)) {
+        why = "rateOnFirstCnp = " + std::to_string(p.rateOnFirstCnp) + " is outside (0, 1]";
+    }
+    if (!why.empty()) {
+        throw std::invalid_argument("dcqcn: " + why);
+    }
+}
+
+}  // namespace
+
+DcqcnParams dcqcnHpccPaper(uint64_t lineRateBps) {
+    DcqcnParams p;
+    p.g = 1.0 / 256;
+    p.alphaIntervalNs = 1'000;
+    p.decreaseIntervalNs = 4'000;
+    p.increaseIntervalNs = 300'000;
+    p.byteCounterBytes = 0;
+    p.fastRecoverySteps = 1;
+    p.additiveIncreaseBps = lineRateBps / 5'000;  // 5·bw/25 Mb/s with bw in Gb/s
+    p.hyperIncreaseBps = lineRateBps / 500;       // 50·bw/25 Mb/s
+    p.minRateBps = 1'000'000'000;
+    p.clampTargetRate = false;
+    p.rateOnFirstCnp = 1.0;
+    p.ackEcnIsCnp = true;
+    p.hasWindow = false;
+    p.varWindow = false;
+    return p;
+}
+
+DcqcnParams dcqcnPaper(uint64_t lineRateBps) {
+    DcqcnParams p;
+    p.additiveIncreaseBps = lineRateBps / 1'000;
+    p.hyperIncreaseBps = lineRateBps / 100;
+    return p;
+}
+
+Dcqcn::Dcqcn(const FlowParams& flow, const DcqcnParams& params)
+    : m_params(params),
+      m_lineRate(static_cast<double>(flow.lineRateBps)),
+      m_minRate(static_cast<double>(std::min(params.minRateBps, flow.lineRateBps))),
+      m_bdpBytes(flow.bdpBytes),
+      m_rate(m_lineRate),
+      m_target(m_lineRate) {
+    validate(flow, params);
+    publish();
+}
+
+void Dcqcn::onAck(const AckSignal& ack) {
+    if (ack.ecnEcho && m_params.ackEcnIsCnp) {
+        onCnp(ack.nowNs);
+    } else {
+        advanceTo(ack.nowNs);
+    }
+}
+
+void Dcqcn::onCnp(TimeNs nowNs) {
+    advanceTo(nowNs);
+    if (!m_cnpSeen) {
+        m_cnpSeen = true;
+        m_alpha = 1.0;
+        m_alphaCnp = false;  // α starts at 1 for this CNP; counting it again would skip one decay period
+        m_alphaDueNs = nowNs + m_params.alphaIntervalNs;
+        m_decreaseDueNs = nowNs + m_params.decreaseIntervalNs;
+        if (m_params.rateOnFirstCnp < 1.0) {
+            m_rate = m_target = std::max(m_minRate, m_rate * m_params.rateOnFirstCnp);
+            restartIncrease(nowNs);
+            publish();
+        } else {
+            m_decreaseCnp = true;
+        }
+        return;
+    }
+    m_alphaCnp = true;
+    if (!m_decreaseCnp) {
+        // The grid was left stale while nothing was pending; its next point after now is where the reference's
+        // ever-running decrease timer would next fire.
+        if (m_decreaseDueNs <= nowNs) {
+            const TimeNs period = m_params.decreaseIntervalNs;
+            m_decreaseDueNs += ((nowNs - m_decreaseDueNs) / period + 1) * period;
+        }
+        m_decreaseCnp = true;
+    }
+}
+
+void Dcqcn::onSend(TimeNs nowNs, uint64_t bytes) {
+    advanceTo(nowNs);
+    if (!m_increasing || m_params.byteCounterBytes == 0) {
+        return;
+    }
+    m_bytesSinceEvent += bytes;
+    while (m_increasing && m_bytesSinceEvent >= m_params.byteCounterBytes) {
+        m_bytesSinceEvent -= m_params.byteCounterBytes;
+        increase(false);
+    }
+}
+
+TimeNs Dcqcn::nextTimerNs() const {
+    return std::min(m_decreaseCnp ? m_decreaseDueNs : kNever, m_increaseDueNs);
+}
+
+void Dcqcn::onTimer(TimeNs nowNs) { advanceTo(nowNs); }
+
+void Dcqcn::advanceTo(TimeNs nowNs) {
+    for (;;) {
+        const TimeNs decreaseDue = m_decreaseCnp ? m_decreaseDueNs : kNever;
+        const TimeNs next = std::min({m_alphaDueNs, decreaseDue, m_increaseDueNs});
+        if (next > nowNs) {
+            return;
+        }
+        if (next == m_alphaDueNs) {
+            alphaTicks(std::min(nowNs, decreaseDue));
+        } else if (next == decreaseDue) {
+            decrease(next);
+        } else {
+            m_increaseDueNs += m_params.increaseIntervalNs;
+            increase(true);
+        }
+    }
+}
+
+void Dcqcn::alphaTicks(TimeNs limitNs) {
+    const TimeNs period = m_params.alphaIntervalNs;
+    const double keep = 1.0 - m_params.g;
+    if (m_alphaCnp) {
+        m_alpha = keep * m_alpha + m_params.g;
+        m_alphaCnp = false;
+        m_alphaDueNs += period;
+        return;
+    }
+    // No CNP can arrive before limitNs (every event advances the state first), so all ticks up to it decay alike.
+    const uint64_t ticks = (limitNs - m_alphaDueNs) / period + 1;
+    if (m_alpha > 0.0) {
+        m_alpha *= std::pow(keep, static_cast<double>(ticks));
+    }
+    m_alphaDueNs += ticks * period;
+}
+
+void Dcqcn::decrease(TimeNs atNs) {
+    if (m_params.clampTargetRate || m_timerStage > 0 || m_byteStage > 0) {
+        m_target = m_rate;
+    }
+    m_rate = std::max(m_minRate, m_rate * (1.0 - m_alpha / 2));
+    m_decreaseCnp = false;
+    m_decreaseDueNs = atNs + m_params.decreaseIntervalNs;
+    restartIncrease(atNs);
+    publish();
+}
+
+void Dcqcn::restartIncrease(TimeNs atNs) {
+    m_increasing = true;
+    m_increaseDueNs = atNs + m_params.increaseIntervalNs;
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_bytesSinceEvent = 0;
+}
+
+void Dcqcn::increase(bool byTimer) {
+    const uint64_t t = m_timerStage;
+    const uint64_t b = m_params.byteCounterBytes > 0 ? m_byteStage : t;
+    const uint64_t f = m_params.fastRecoverySteps;
+    if (std::min(t, b) > f) {
+        m_target = std::min(m_lineRate, m_target + static_cast<double>(m_params.hyperIncreaseBps));
+    } else if (std::max(t, b) >= f) {
+        m_target = std::min(m_lineRate, m_target + static_cast<double>(m_params.additiveIncreaseBps));
+    }
+    m_rate = (m_rate + m_target) / 2;
+    // Halving the gap in floating point can stall one ulp below the target, and the timer would then never stop.
+    if (m_target - m_rate < 1.0) {
+        m_rate = m_target;
+    }
+    if (byTimer) {
+        ++m_timerStage;
+    } else {
+        ++m_byteStage;
+    }
+    if (m_rate >= m_lineRate && m_target >= m_lineRate) {
+        m_increasing = false;
+        m_increaseDueNs = kNever;
+        m_bytesSinceEvent = 0;
+    }
+    publish();
+}
+
+void Dcqcn::publish() {
+    m_rateBps = static_cast<uint64_t>(std::llround(m_rate));
+    if (!m_params.hasWindow || m_bdpBytes == 0) {
+        m_windowBytes = 0;
+    } else if (!m_params.varWindow) {
+        m_windowBytes = m_bdpBytes;
+    } else {
+        const auto window = static_cast<uint64_t>(static_cast<double>(m_bdpBytes) * (m_rate / m_lineRate));
+        m_windowBytes = std::max<uint64_t>(1, window);
+    }
+}
+
+}  // namespace mlnet::cc

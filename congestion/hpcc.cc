@@ -1,0 +1,218 @@
+#include "hpcc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace mlnet::cc {
+
+HpccParams hpccPaper(uint64_t lineRateBps) {
+    HpccParams p;
+    p.targetUtil = 0.95;
+    p.maxStage = 0;
+    // run.py: RATE_AI = 10·bw/25 Mb/s with bw in Gb/s.
+    p.rateAiBps = lineRateBps / 2500;
+    p.fastReact = true;
+    p.multiRate = false;
+    p.sampleFeedback = false;
+    p.minRateBps = 1'000'000'000;
+    p.window = true;
+    return p;
+}
+
+HpccParams hpccDefault() {
+    return HpccParams{};
+}
+
+Hpcc::Hpcc(const FlowParams& flow, const HpccParams& params)
+    : m_params(params),
+      m_lineRateBps(flow.lineRateBps),
+      m_bdpBytes(flow.bdpBytes),
+      m_baseRttNs(static_cast<double>(flow.baseRttNs)) {
+    if (flow.lineRateBps == 0) {
+        throw std::invalid_argument("HPCC: line rate must be positive");
+    }
+    // T weighs the utilisation EWMA and scales the queue term; without it neither is defined.
+    if (flow.baseRttNs == 0) {
+        throw std::invalid_argument("HPCC: base RTT must be positive");
+    }
+    if (!(params.targetUtil > 0)) {
+        throw std::invalid_argument("HPCC: target utilisation must be positive");
+    }
+    m_minRateBps = static_cast<double>(std::min(params.minRateBps, flow.lineRateBps));
+    m_refRateBps = static_cast<double>(flow.lineRateBps);
+    setRate(m_refRateBps);
+}
+
+void Hpcc::setRate(double rateBps) {
+    m_rateBps = static_cast<uint64_t>(std::llround(rateBps));
+    if (m_params.window && m_bdpBytes > 0) {
+        auto w = static_cast<uint64_t>(static_cast<double>(m_bdpBytes) * rateBps /
+                                       static_cast<double>(m_lineRateBps));
+        // A zero window would mean "no window" to the NIC.
+        m_windowBytes = std::max<uint64_t>(w, 1);
+    } else {
+        m_windowBytes = 0;
+    }
+}
+
+double Hpcc::step(double u, double rcBps, uint32_t stage, uint32_t* nextStage) const {
+    const double c = u / m_params.targetUtil;
+    const double ai = static_cast<double>(m_params.rateAiBps);
+    double r;
+    if (c >= 1 || stage >= m_params.maxStage) {
+        r = rcBps / c + ai;
+        *nextStage = 0;
+    } else {
+        r = rcBps + ai;
+        *nextStage = stage + 1;
+    }
+    return std::clamp(r, m_minRateBps, static_cast<double>(m_lineRateBps));
+}
+
+void Hpcc::resetSnapshot(const AckSignal& ack) {
+    m_snapshot.assign(ack.hops, ack.hops + ack.numHops);
+    if (m_params.multiRate) {
+        m_hopStates.assign(ack.numHops, HopState{1.0, m_refRateBps, 0});
+        m_hopRateBps.assign(ack.numHops, 0.0);
+        m_hopNextStage.assign(ack.numHops, 0);
+        m_hopUpdated.assign(ack.numHops, 0);
+    }
+}
+
+bool Hpcc::pathChanged(const AckSignal& ack) const {
+    if (ack.numHops != m_snapshot.size()) {
+        return true;
+    }
+    for (uint32_t i = 0; i < ack.numHops; ++i) {
+        if (ack.hops[i].timeNs < m_snapshot[i].timeNs || ack.hops[i].txBytes < m_snapshot[i].txBytes) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool Hpcc::hopUtilisation(const IntHop& now, const IntHop& prev, double* u, uint64_t* tauNs) const {
+    const uint64_t tau = now.timeNs - prev.timeNs;
+    if (tau == 0 || now.rateBps == 0) {
+        return false;
+    }
+    const double lineBps = static_cast<double>(now.rateBps);
+    const double txRateBps = static_cast<double>(now.txBytes - prev.txBytes) * 8e9 / static_cast<double>(tau);
+    // The smaller of the two queue readings: a queue that only one sample saw may already be draining.
+    const double queueBits = static_cast<double>(std::min(now.queueBytes, prev.queueBytes)) * 8;
+    *u = txRateBps / lineBps + queueBits * 1e9 / (lineBps * m_baseRttNs);
+    *tauNs = tau;
+    return true;
+}
+
+void Hpcc::onAck(const AckSignal& ack) {
+    if (ack.numHops == 0 || ack.hops == nullptr) {
+        return;
+    }
+    if (!m_initialised) {
+        m_initialised = true;
+        resetSnapshot(ack);
+        m_lastUpdateSeq = ack.sndNxt;
+        return;
+    }
+    const bool commit = ack.ackSeq > m_lastUpdateSeq;
+    if (!commit && !m_params.fastReact) {
+        return;
+    }
+    if (pathChanged(ack)) {
+        resetSnapshot(ack);
+    } else if (m_params.multiRate) {
+        updateMultiRate(ack, commit);
+    } else {
+        updateSingleRate(ack, commit);
+    }
+    if (commit) {
+        // With a consistent NIC sndNxt ≥ ackSeq > lastUpdateSeq here; the max keeps the gate monotone anyway.
+        m_lastUpdateSeq = std::max(m_lastUpdateSeq, ack.sndNxt);
+    }
+}
+
+void Hpcc::updateSingleRate(const AckSignal& ack, bool commit) {
+    double maxU = 0;
+    uint64_t maxTauNs = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < ack.numHops; ++i) {
+        const IntHop& now = ack.hops[i];
+        if (m_params.sampleFeedback && !commit && now.queueBytes == 0) {
+            continue;
+        }
+        double u;
+        uint64_t tau;
+        if (!hopUtilisation(now, m_snapshot[i], &u, &tau)) {
+            continue;
+        }
+        any = true;
+        if (u > maxU) {
+            maxU = u;
+            maxTauNs = tau;
+        }
+        m_snapshot[i] = now;
+    }
+    if (!any) {
+        return;
+    }
+    // A sample older than one base RTT replaces the EWMA entirely rather than extrapolating past it.
+    const double tau = std::min(static_cast<double>(maxTauNs), m_baseRttNs);
+    m_u = (m_u * (m_baseRttNs - tau) + maxU * tau) / m_baseRttNs;
+    uint32_t nextStage;
+    const double rate = step(m_u, m_refRateBps, m_stage, &nextStage);
+    setRate(rate);
+    if (commit) {
+        m_refRateBps = rate;
+        m_stage = nextStage;
+    }
+}
+
+void Hpcc::updateMultiRate(const AckSignal& ack, bool commit) {
+    bool any = false;
+    for (uint32_t i = 0; i < ack.numHops; ++i) {
+        const IntHop& now = ack.hops[i];
+        m_hopUpdated[i] = 0;
+        if (m_params.sampleFeedback && !commit && now.queueBytes == 0) {
+            continue;
+        }
+        double u;
+        uint64_t tauNs;
+        if (!hopUtilisation(now, m_snapshot[i], &u, &tauNs)) {
+            continue;
+        }
+        HopState& st = m_hopStates[i];
+        const double tau = std::min(static_cast<double>(tauNs), m_baseRttNs);
+        st.u = (st.u * (m_baseRttNs - tau) + u * tau) / m_baseRttNs;
+        m_hopUpdated[i] = 1;
+        any = true;
+        m_snapshot[i] = now;
+    }
+    if (!any) {
+        return;
+    }
+    double rate = static_cast<double>(m_lineRateBps);
+    for (uint32_t i = 0; i < ack.numHops; ++i) {
+        const HopState& st = m_hopStates[i];
+        if (m_hopUpdated[i]) {
+            m_hopRateBps[i] = step(st.u, st.refRateBps, st.stage, &m_hopNextStage[i]);
+            rate = std::min(rate, m_hopRateBps[i]);
+        } else {
+            // A hop without a fresh sample still bounds the rate by what it last allowed.
+            rate = std::min(rate, st.refRateBps);
+        }
+    }
+    setRate(rate);
+    if (commit) {
+        m_refRateBps = rate;
+        for (uint32_t i = 0; i < ack.numHops; ++i) {
+            if (m_hopUpdated[i]) {
+                m_hopStates[i].refRateBps = m_hopRateBps[i];
+                m_hopStates[i].stage = m_hopNextStage[i];
+            }
+        }
+    }
+}
+
+}  // namespace mlnet::cc

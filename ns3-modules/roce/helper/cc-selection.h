@@ -1,0 +1,30 @@
+// Which congestion control a run uses, and how the NIC must behave for it, from the HPCC-style configuration:
+// CC_MODE picks the algorithm (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP, anything else none) and its keys give the
+// parameters ("config" preset, HPCC-compatible), or a named preset replaces them ("paper": each algorithm's
+// own paper or vendor defaults; "hpcc-paper": the HPCC paper's settings regardless of the file's values).
+#ifndef MLNET_ROCE_CC_SELECTION_H
+#define MLNET_ROCE_CC_SELECTION_H
+
+#include <string>
+
+#include "hpcc-config.h"
+#include "roce-nic.h"
+#include "workload/diagnostics.h"
+
+namespace mlnet::roce {
+
+struct CcSelection {
+    std::string name = "none";
+    RoceNic::CcFactory factory;
+    bool ecnEchoOnAck = true;  // the receiver echoes CE on ACKs (HPCC-compatible) instead of sending CNPs
+    bool intEnabled = false;   // data carries INT and ACKs echo it (HPCC)
+};
+
+// `algorithm`: "" (follow CC_MODE), "none", "dcqcn", "hpcc", "timely" or "dctcp". `preset`: "config"
+// (default), "paper" or "hpcc-paper". Bad names go to diag.
+CcSelection selectCongestionControl(const HpccConfig& config, const std::string& algorithm,
+                                    const std::string& preset, Diagnostics& diag);
+
+}  // namespace mlnet::roce
+
+#endif

@@ -1,0 +1,3 @@
+# Scripted-event tests of the TIMELY and HPCC state machines.
+mlnet_add_test(test-cc-timely-hpcc ${CMAKE_SOURCE_DIR}/tests/test-cc-timely-hpcc.cc)
+target_link_libraries(test-cc-timely-hpcc PRIVATE mlnet::cc)
