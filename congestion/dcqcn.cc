@@ -91,8 +91,8 @@ void Dcqcn::onCnp(TimeNs nowNs) {
     }
     m_alphaCnp = true;
     if (!m_decreaseCnp) {
-        // The grid was left stale while nothing was pending; its next point after now is where the reference's
-        // ever-running decrease timer would next fire.
+        // The grid was left stale while nothing was pending; its next point after now is where the
+        // reference's ever-running decrease timer would next fire.
         if (m_decreaseDueNs <= nowNs) {
             const TimeNs period = m_params.decreaseIntervalNs;
             m_decreaseDueNs += ((nowNs - m_decreaseDueNs) / period + 1) * period;
@@ -117,7 +117,9 @@ TimeNs Dcqcn::nextTimerNs() const {
     return std::min(m_decreaseCnp ? m_decreaseDueNs : kNever, m_increaseDueNs);
 }
 
-void Dcqcn::onTimer(TimeNs nowNs) { advanceTo(nowNs); }
+void Dcqcn::onTimer(TimeNs nowNs) {
+    advanceTo(nowNs);
+}
 
 void Dcqcn::advanceTo(TimeNs nowNs) {
     for (;;) {
@@ -146,7 +148,8 @@ void Dcqcn::alphaTicks(TimeNs limitNs) {
         m_alphaDueNs += period;
         return;
     }
-    // No CNP can arrive before limitNs (every event advances the state first), so all ticks up to it decay alike.
+    // No CNP can arrive before limitNs (every event advances the state first), so all ticks up to it decay
+    // alike.
     const uint64_t ticks = (limitNs - m_alphaDueNs) / period + 1;
     if (m_alpha > 0.0) {
         m_alpha *= std::pow(keep, static_cast<double>(ticks));
@@ -183,7 +186,8 @@ void Dcqcn::increase(bool byTimer) {
         m_target = std::min(m_lineRate, m_target + static_cast<double>(m_params.additiveIncreaseBps));
     }
     m_rate = (m_rate + m_target) / 2;
-    // Halving the gap in floating point can stall one ulp below the target, and the timer would then never stop.
+    // Halving the gap in floating point can stall one ulp below the target, and the timer would then never
+    // stop.
     if (m_target - m_rate < 1.0) {
         m_rate = m_target;
     }

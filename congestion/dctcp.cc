@@ -37,7 +37,9 @@ DctcpParams dctcpHpccPaper() {
     return p;
 }
 
-DctcpParams dctcpWindow() { return DctcpParams{}; }
+DctcpParams dctcpWindow() {
+    return DctcpParams{};
+}
 
 Dctcp::Dctcp(const FlowParams& flow, const DctcpParams& params)
     : m_params(params),

@@ -1,5 +1,6 @@
-// DCQCN and DCTCP fed scripted event sequences. Every expected value is derived here from the algorithms' formulas
-// (roce-model.md §5.1 and §5.5, the DCQCN and DCTCP papers), never read back from the implementation.
+// DCQCN and DCTCP fed scripted event sequences. Every expected value is derived here from the algorithms'
+// formulas (roce-model.md §5.1 and §5.5, the DCQCN and DCTCP papers), never read back from the
+// implementation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,12 +33,12 @@ FlowParams flowOf(uint64_t bdpBytes = 0, uint32_t mtuBytes = 1000) {
     return f;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------------
 // DCQCN
-// ---------------------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------------
 
-// Periods chosen so that α ticks (every 10 us) and cuts (every 50 us) coincide on the cut grid, while increase ticks
-// (55 us after a cut) never coincide with either in the scripts below.
+// Periods chosen so that α ticks (every 10 us) and cuts (every 50 us) coincide on the cut grid, while
+// increase ticks (55 us after a cut) never coincide with either in the scripts below.
 DcqcnParams testDcqcn() {
     DcqcnParams p;
     p.g = 1.0 / 256;
@@ -60,9 +61,9 @@ void expectRates(const Dcqcn& d, double rate, double target) {
     EXPECT_EQ(d.rateBps(), static_cast<uint64_t>(std::llround(rate)));
 }
 
-// With rateOnFirstCnp = 0.5 the first CNP (t = 0) sets rate = target = L/2. A CNP at 1 us makes the first α tick
-// (10 us) (1 − g)·1 + g = 1 and is cut at 50 us after four quiet ticks, α = (1 − g)^4; the target stays L/2 (no
-// increase yet, no clamp). Increase ticks follow at 105, 160, 215, 270, 325 us.
+// With rateOnFirstCnp = 0.5 the first CNP (t = 0) sets rate = target = L/2. A CNP at 1 us makes the first α
+// tick (10 us) (1 − g)·1 + g = 1 and is cut at 50 us after four quiet ticks, α = (1 − g)^4; the target stays
+// L/2 (no increase yet, no clamp). Increase ticks follow at 105, 160, 215, 270, 325 us.
 struct Cut {
     double rate;
     double target;
@@ -260,7 +261,8 @@ TEST(Dcqcn, ByteCounterDrivesIncreaseWithoutTimer) {
     EXPECT_EQ(d.nextTimerNs(), 105 * kUs);  // the timer keeps its own schedule
 }
 
-// With a byte counter, hyper increase needs both stages above F; one stage at or above F is additive increase.
+// With a byte counter, hyper increase needs both stages above F; one stage at or above F is additive
+// increase.
 TEST(Dcqcn, HyperIncreaseNeedsBothCountersAboveF) {
     DcqcnParams p = belowTargetParams();
     p.byteCounterBytes = 1'000'000;
@@ -290,8 +292,8 @@ TEST(Dcqcn, CutsStopAtMinRate) {
     DcqcnParams p = testDcqcn();
     p.minRateBps = 10'000'000'000ull;
     Dcqcn d(flowOf(), p);
-    // A CNP every 5 us keeps every α period marked, so α stays exactly 1 and every cut halves; each cut restarts the
-    // 55 us increase timer before it can fire.
+    // A CNP every 5 us keeps every α period marked, so α stays exactly 1 and every cut halves; each cut
+    // restarts the 55 us increase timer before it can fire.
     int cuts = 0;
     for (TimeNs at = 0; at <= 250 * kUs; at += 5 * kUs) {
         d.onCnp(at);
@@ -390,8 +392,8 @@ TEST(Dcqcn, EcnEchoAckCountsAsCnpUnlessDisabled) {
 }
 
 TEST(Dcqcn, LateTimerCallMatchesTimelyCalls) {
-    // One CNP at 0; cut at 50 us with α = (1 − g)^5; increase ticks at 105 + 55k us up to 1000 us: 17 fast-recovery
-    // or capped steps towards the line-rate target.
+    // One CNP at 0; cut at 50 us with α = (1 − g)^5; increase ticks at 105 + 55k us up to 1000 us: 17
+    // fast-recovery or capped steps towards the line-rate target.
     const double alpha = std::pow(1 - 1.0 / 256, 5);
     double rate = kL * (1 - alpha / 2);
     for (int k = 0; k < 17; ++k) {
@@ -436,9 +438,7 @@ TEST(Dcqcn, VariableWindowFollowsRate) {
 }
 
 TEST(Dcqcn, RejectsParametersThatBreakTheStateMachine) {
-    const auto rejects = [](DcqcnParams p) {
-        EXPECT_THROW((void)Dcqcn(flowOf(), p), std::invalid_argument);
-    };
+    const auto rejects = [](DcqcnParams p) { EXPECT_THROW((void)Dcqcn(flowOf(), p), std::invalid_argument); };
     DcqcnParams p = testDcqcn();
     p.g = 0;  // the reference driver's 1 / 16
     rejects(p);
@@ -459,9 +459,9 @@ TEST(Dcqcn, RejectsParametersThatBreakTheStateMachine) {
     EXPECT_THROW((void)Dcqcn(zero, testDcqcn()), std::invalid_argument);
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------------
 // Presets
-// ---------------------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------------
 
 // "KEY value" lines of an HPCC config file; rates like "20Mb/s" become bit/s.
 std::map<std::string, double> readHpccConfig(const std::string& name) {
@@ -561,9 +561,9 @@ TEST(CcPresets, DctcpWindowIsWindowMode) {
     EXPECT_EQ(p.initialWindowBytes, 0u);
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------------
 // DCTCP, window mode
-// ---------------------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------------
 
 AckSignal ackOf(uint64_t ackSeq, uint64_t newlyAcked, uint64_t sndNxt, bool ecn) {
     AckSignal a;
@@ -574,9 +574,11 @@ AckSignal ackOf(uint64_t ackSeq, uint64_t newlyAcked, uint64_t sndNxt, bool ecn)
     return a;
 }
 
-// ACK i acknowledges packet i (1000 B); the sender is always a 10-packet window ahead at window boundaries, so every
-// α window is exactly 10 ACKs: ACKs 1..10, 11..20, ...
-AckSignal windowAck(uint64_t i, bool ecn) { return ackOf(1000 * i, 1000, 10'000 * (i / 10 + 1), ecn); }
+// ACK i acknowledges packet i (1000 B); the sender is always a 10-packet window ahead at window boundaries,
+// so every α window is exactly 10 ACKs: ACKs 1..10, 11..20, ...
+AckSignal windowAck(uint64_t i, bool ecn) {
+    return ackOf(1000 * i, 1000, 10'000 * (i / 10 + 1), ecn);
+}
 
 TEST(DctcpWindow, StartsAtBdpWindowAndLineRate) {
     Dctcp bdp(flowOf(52'000), dctcpWindow());
@@ -674,9 +676,9 @@ TEST(DctcpWindow, IgnoresCnps) {
     EXPECT_EQ(d.alpha(), 1.0);
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------------
 // DCTCP, rate-based (reference CC_MODE 8)
-// ---------------------------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------------------
 
 DctcpParams rateParams() {
     DctcpParams p;
@@ -689,13 +691,16 @@ DctcpParams rateParams() {
 }
 
 // ACK i acknowledges packet i and the sender keeps 9 packets beyond it: snd_nxt = 1000·(i + 9).
-AckSignal rateAck(uint64_t i, bool ecn) { return ackOf(1000 * i, 1000, 1000 * (i + 9), ecn); }
+AckSignal rateAck(uint64_t i, bool ecn) {
+    return ackOf(1000 * i, 1000, 1000 * (i + 9), ecn);
+}
 
 TEST(DctcpRate, ScriptedBatchesCutsAndIncreases) {
     const double g = 1.0 / 16;
     Dctcp d(flowOf(), rateParams());
     EXPECT_EQ(d.windowBytes(), 0u);
-    // ACK 1 opens the first batch: 10000/1000 + 1 = 11 packets ending at 10000. No α update; the increase is capped.
+    // ACK 1 opens the first batch: 10000/1000 + 1 = 11 packets ending at 10000. No α update; the increase is
+    // capped.
     d.onAck(rateAck(1, false));
     EXPECT_EQ(d.alpha(), 1.0);
     EXPECT_EQ(d.currentRateBps(), kL);
@@ -709,8 +714,8 @@ TEST(DctcpRate, ScriptedBatchesCutsAndIncreases) {
         d.onAck(rateAck(i, false));
     }
     EXPECT_EQ(d.alpha(), 1.0);  // ACK 10 reaches but does not pass the batch end
-    // ACK 11 passes 10000: α over 2 marks of 11 packets; the next batch is (20000 − 11000)/1000 + 1 = 10 packets.
-    // It does not pass 11000, so CWR holds and there is no increase.
+    // ACK 11 passes 10000: α over 2 marks of 11 packets; the next batch is (20000 − 11000)/1000 + 1 = 10
+    // packets. It does not pass 11000, so CWR holds and there is no increase.
     d.onAck(rateAck(11, false));
     double alpha = (1 - g) * 1 + g * (2.0 / 11);
     EXPECT_DOUBLE_EQ(d.alpha(), alpha);
@@ -732,6 +737,26 @@ TEST(DctcpRate, ScriptedBatchesCutsAndIncreases) {
     d.onAck(rateAck(22, true));
     EXPECT_DOUBLE_EQ(d.currentRateBps(), (kL / 2 + 1e9) * (1 - alpha / 2));
     EXPECT_EQ(d.rateBps(), static_cast<uint64_t>(std::llround((kL / 2 + 1e9) * (1 - alpha / 2))));
+}
+
+TEST(DctcpRate, LaterBatchesCountTheOutstandingPackets) {
+    const double g = 1.0 / 16;
+    Dctcp d(flowOf(), rateParams());
+    d.onAck(rateAck(1, false));
+    d.onAck(rateAck(2, true));
+    for (uint64_t i = 3; i <= 11; ++i) {
+        d.onAck(rateAck(i, false));
+    }
+    // ACK 11 opened a batch of (20000 − 11000)/1000 + 1 = 10 packets (not 20000/1000 + 1).
+    const double alpha = (1 - g) + g * (1.0 / 11);
+    EXPECT_DOUBLE_EQ(d.alpha(), alpha);
+    d.onAck(rateAck(12, true));  // leaves CWR and cuts: CWR until 21000
+    d.onAck(rateAck(13, true));
+    d.onAck(rateAck(14, true));
+    for (uint64_t i = 15; i <= 21; ++i) {
+        d.onAck(rateAck(i, false));
+    }
+    EXPECT_DOUBLE_EQ(d.alpha(), (1 - g) * alpha + g * (3.0 / 10));
 }
 
 TEST(DctcpRate, MarkFractionIsCappedAtOne) {

@@ -49,6 +49,8 @@ RoceNetwork::RoceNetwork(const HpccTopologyFile& topology, RoceNetworkConfig con
     UsePicosecondTime();
     m_numNodes = topology.numNodes;
     m_cables = topology.cables;
+    m_config.switches.intEnabled =
+        m_config.nic.intEnabled;  // INT is end to end: switches stamp what NICs echo
     m_pool = std::make_unique<PacketPool>(m_config.nic.intEnabled);
     if (!m_config.ccFactory) {
         const uint64_t window = m_config.windowBytes;

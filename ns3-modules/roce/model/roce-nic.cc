@@ -503,6 +503,15 @@ void RoceNic::Complete(uint32_t qp) {
     }
 }
 
+uint64_t RoceNic::AckedBytes(uint64_t flowId) const {
+    for (const QueuePair& q : m_qps) {
+        if (q.state != QpState::Free && q.flowId == flowId) {
+            return q.sndUna;
+        }
+    }
+    return 0;
+}
+
 std::string RoceNic::DescribeActive() const {
     static const char* kStates[] = {"free", "ready", "pacing", "window-blocked", "idle"};
     std::ostringstream out;

@@ -72,6 +72,10 @@ public:
     uint64_t OutOfOrderDrops() const { return m_outOfOrder; }
     uint64_t RetransmittedBytes() const { return m_retransmittedBytes; }
 
+    // Bytes of message `flowId` acknowledged so far (its size once finished or unknown here: the caller
+    // tracks completions). For measurements; scans the QPs.
+    uint64_t AckedBytes(uint64_t flowId) const;
+
     // What each unfinished QP is doing, for hang reports.
     std::string DescribeActive() const;
 
