@@ -2,13 +2,13 @@
 // collectives. Usage: mlnet-bench-analytical [ring4096|2d64x64|3d65536|all] [--model unaware|aware]
 // ASTRA-sim's figures for the first two (issue 3): about 145 CPU-s / 5.45 GB and 17 CPU-s / 300 MB.
 #include <google/protobuf/stubs/logging.h>
-#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/process-usage.h"
 #include "network/topology.h"
 #include "system/simulation.h"
 #include "workload/microbenchmarks.h"
@@ -18,20 +18,8 @@ using namespace mlnet;
 
 namespace {
 
-double cpuSeconds() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-double peakMb() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_maxrss / 1024.0;
-}
-
 void run(const char* name, std::vector<Dimension> dims, uint64_t sizeBytes, NetworkModel model) {
-    const double cpu0 = cpuSeconds();
+    const double cpu0 = processCpuSeconds();
     Topology topology = Topology::multiDimensional(dims);
     const uint32_t n = topology.numNpus();
     TraceSetBuilder builder = microbench::collective(CollectiveType::AllReduce, n, sizeBytes);
@@ -53,9 +41,9 @@ void run(const char* name, std::vector<Dimension> dims, uint64_t sizeBytes, Netw
         std::vector<AlgorithmChoice>(dims.size(), AlgorithmChoice{});
     SimulationOptions options;
     options.model = model;
-    const double setupCpu = cpuSeconds() - cpu0;
+    const double setupCpu = processCpuSeconds() - cpu0;
     SimulationOutcome o = simulate(traces, system, topology, {}, options, diag);
-    const double cpu = cpuSeconds() - cpu0;
+    const double cpu = processCpuSeconds() - cpu0;
     if (diag.hasErrors() || !o.completed) {
         std::printf("%s: FAILED\n%s%s", name, diag.format(Severity::Error).c_str(), o.stallReport.c_str());
         return;
@@ -64,8 +52,8 @@ void run(const char* name, std::vector<Dimension> dims, uint64_t sizeBytes, Netw
         "%-9s %6u NPUs %s  %llu B all-reduce: simulated %.3f ms | %.2f CPU-s (setup %.2f, run %.2f wall) | "
         "peak %.0f MB | %.1f M messages, %.1f M events, %.2f M messages per CPU-s\n",
         name, n, model == NetworkModel::CongestionAware ? "aware  " : "unaware",
-        static_cast<unsigned long long>(sizeBytes), o.endNs / 1e6, cpu, setupCpu, o.wallSeconds, peakMb(),
-        o.messages / 1e6, o.events / 1e6, o.messages / 1e6 / (cpu - setupCpu));
+        static_cast<unsigned long long>(sizeBytes), o.endNs / 1e6, cpu, setupCpu, o.wallSeconds,
+        peakResidentMb(), o.messages / 1e6, o.events / 1e6, o.messages / 1e6 / (cpu - setupCpu));
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // Usage: mlnet-bench-trace-load [PREFIX] [--repeat N]   (default PREFIX: the PyTorch-derived chakra.0.et
 // sample)
 #include <google/protobuf/stubs/logging.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/process-usage.h"
 #include "workload/trace-set.h"
 #include "workload/trace-summary.h"
 
@@ -43,8 +43,6 @@ int main(int argc, char** argv) {
         warnings = diag.warningCount();
     }
     std::sort(seconds.begin(), seconds.end());
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
     std::printf("trace-load: %s\n", prefix.c_str());
     std::printf("  ranks %u, nodes %llu, trace bytes %llu, warnings %zu\n", summary.ranks,
                 static_cast<unsigned long long>(summary.nodes),
@@ -54,6 +52,6 @@ int main(int argc, char** argv) {
     std::printf("  throughput: %.1f MB/s, %.0f nodes/s (median run)\n",
                 summary.fileBytes / seconds[seconds.size() / 2] / 1e6,
                 summary.nodes / seconds[seconds.size() / 2]);
-    std::printf("  peak resident memory: %.1f MB\n", usage.ru_maxrss / 1024.0);
+    std::printf("  peak resident memory: %.1f MB\n", mlnet::peakResidentMb());
     return 0;
 }

@@ -1,5 +1,8 @@
 #include "congestion-control.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace mlnet::cc {
 
 NoCongestionControl::NoCongestionControl(const FlowParams& flow, uint64_t windowBytes) {
@@ -9,6 +12,18 @@ NoCongestionControl::NoCongestionControl(const FlowParams& flow, uint64_t window
 
 const char* NoCongestionControl::name() const {
     return "none";
+}
+
+void CongestionControl::publishRate(double rateBps, WindowMode mode, uint64_t bdpBytes, double lineRateBps) {
+    m_rateBps = static_cast<uint64_t>(std::llround(rateBps));
+    if (mode == WindowMode::None || bdpBytes == 0) {
+        m_windowBytes = 0;
+    } else if (mode == WindowMode::Bdp) {
+        m_windowBytes = bdpBytes;
+    } else {
+        m_windowBytes =
+            std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(bdpBytes) * rateBps / lineRateBps));
+    }
 }
 
 }  // namespace mlnet::cc

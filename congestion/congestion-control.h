@@ -52,6 +52,12 @@ public:
     uint64_t windowBytes() const { return m_windowBytes; }
 
 protected:
+    // HAS_WIN / VAR_WIN: no window, the BDP, or BDP x rate / line rate (at least 1 byte: 0 would mean "no
+    // window").
+    enum class WindowMode { None, Bdp, FollowsRate };
+    // Publishes `rateBps` (rounded) and the window the mode implies. No window when the BDP is unknown (0).
+    void publishRate(double rateBps, WindowMode mode, uint64_t bdpBytes, double lineRateBps);
+
     uint64_t m_rateBps = 0;
     uint64_t m_windowBytes = 0;
 };

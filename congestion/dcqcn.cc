@@ -205,15 +205,11 @@ void Dcqcn::increase(bool byTimer) {
 }
 
 void Dcqcn::publish() {
-    m_rateBps = static_cast<uint64_t>(std::llround(m_rate));
-    if (!m_params.hasWindow || m_bdpBytes == 0) {
-        m_windowBytes = 0;
-    } else if (!m_params.varWindow) {
-        m_windowBytes = m_bdpBytes;
-    } else {
-        const auto window = static_cast<uint64_t>(static_cast<double>(m_bdpBytes) * (m_rate / m_lineRate));
-        m_windowBytes = std::max<uint64_t>(1, window);
-    }
+    publishRate(m_rate,
+                !m_params.hasWindow  ? WindowMode::None
+                : m_params.varWindow ? WindowMode::FollowsRate
+                                     : WindowMode::Bdp,
+                m_bdpBytes, m_lineRate);
 }
 
 }  // namespace mlnet::cc

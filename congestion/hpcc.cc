@@ -45,15 +45,8 @@ Hpcc::Hpcc(const FlowParams& flow, const HpccParams& params)
 }
 
 void Hpcc::setRate(double rateBps) {
-    m_rateBps = static_cast<uint64_t>(std::llround(rateBps));
-    if (m_params.window && m_bdpBytes > 0) {
-        auto w = static_cast<uint64_t>(static_cast<double>(m_bdpBytes) * rateBps /
-                                       static_cast<double>(m_lineRateBps));
-        // A zero window would mean "no window" to the NIC.
-        m_windowBytes = std::max<uint64_t>(w, 1);
-    } else {
-        m_windowBytes = 0;
-    }
+    publishRate(rateBps, m_params.window ? WindowMode::FollowsRate : WindowMode::None, m_bdpBytes,
+                static_cast<double>(m_lineRateBps));
 }
 
 double Hpcc::step(double u, double rcBps, uint32_t stage, uint32_t* nextStage) const {

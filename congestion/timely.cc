@@ -39,15 +39,8 @@ Timely::Timely(const FlowParams& flow, const TimelyParams& params)
 
 void Timely::setRate(double rateBps) {
     m_curRateBps = rateBps;
-    m_rateBps = static_cast<uint64_t>(std::llround(rateBps));
-    if (m_params.window && m_bdpBytes > 0) {
-        auto w = static_cast<uint64_t>(static_cast<double>(m_bdpBytes) * rateBps /
-                                       static_cast<double>(m_lineRateBps));
-        // A zero window would mean "no window" to the NIC.
-        m_windowBytes = std::max<uint64_t>(w, 1);
-    } else {
-        m_windowBytes = 0;
-    }
+    publishRate(rateBps, m_params.window ? WindowMode::FollowsRate : WindowMode::None, m_bdpBytes,
+                static_cast<double>(m_lineRateBps));
 }
 
 void Timely::onAck(const AckSignal& ack) {

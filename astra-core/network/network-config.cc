@@ -34,22 +34,6 @@ struct Field {
     std::vector<Item> items;
 };
 
-std::string at(const std::string& path, int line) {
-    return line > 0 ? path + ": line " + std::to_string(line) : path;
-}
-
-bool readText(const std::string& path, std::string& text, Diagnostics& diag, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        diag.error(path + ": cannot open " + what);
-        return false;
-    }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-    return true;
-}
-
 bool parseNumber(const std::string& text, double& out) {
     if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) {
         return false;
@@ -70,7 +54,7 @@ bool readYaml(const std::string& path, const std::string& text, std::vector<Fiel
     try {
         root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
-        diag.error(at(path, e.mark.line + 1) + ": malformed YAML: " + e.msg);
+        diag.error(atLine(path, e.mark.line + 1) + ": malformed YAML: " + e.msg);
         return false;
     } catch (const YAML::Exception& e) {
         diag.error(path + ": malformed YAML: " + e.what());
@@ -85,7 +69,7 @@ bool readYaml(const std::string& path, const std::string& text, std::vector<Fiel
         Field field;
         field.line = it->first.Mark().line + 1;
         if (!it->first.IsScalar()) {
-            diag.error(at(path, field.line) + ": a key is not a plain name");
+            diag.error(atLine(path, field.line) + ": a key is not a plain name");
             ok = false;
             continue;
         }
@@ -102,7 +86,7 @@ bool readYaml(const std::string& path, const std::string& text, std::vector<Fiel
         }
         for (const YAML::Node& node : nodes) {
             if (!node.IsScalar()) {
-                diag.error(at(path, node.Mark().line + 1) + ": key '" + field.key +
+                diag.error(atLine(path, node.Mark().line + 1) + ": key '" + field.key +
                            "': expected a name or number (or a flat list of them)");
                 ok = false;
                 break;
@@ -138,7 +122,7 @@ bool readJson(const std::string& path, const std::string& text, std::vector<Fiel
     } catch (const json::parse_error& e) {
         const std::size_t end = std::min<std::size_t>(e.byte, text.size());
         const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
-        diag.error(at(path, line) + ": malformed JSON: " + e.what());
+        diag.error(atLine(path, line) + ": malformed JSON: " + e.what());
         return false;
     }
     if (!doc.is_object()) {
@@ -207,7 +191,7 @@ private:
     }
 
     void error(const Field& f, const std::string& what, int line = 0) {
-        m_diag.error(at(m_path, line > 0 ? line : f.line) + ": key '" + f.key + "': " + what);
+        m_diag.error(atLine(m_path, line > 0 ? line : f.line) + ": key '" + f.key + "': " + what);
         m_ok = false;
     }
 
@@ -226,12 +210,12 @@ private:
         for (const Field& f : m_fields) {
             if (!allowed.count(f.key)) {
                 m_diag.error(
-                    at(m_path, f.line) + ": unknown key '" + f.key + "'; expected " +
+                    atLine(m_path, f.line) + ": unknown key '" + f.key + "'; expected " +
                     (m_json ? "topology, npus_count, bandwidth, latency, k or topology-file"
                             : "topology, npus_count, bandwidth and latency only (ASTRA-sim network YAML)"));
                 m_ok = false;
             } else if (!seen.insert(f.key).second) {
-                m_diag.error(at(m_path, f.line) + ": key '" + f.key + "' appears more than once");
+                m_diag.error(atLine(m_path, f.line) + ": key '" + f.key + "' appears more than once");
                 m_ok = false;
             } else if (f.items.empty()) {
                 error(f, "empty list; expected one entry per dimension");
@@ -434,7 +418,7 @@ NetworkConfig loadNetworkConfig(const std::string& path, Diagnostics& diag) {
     NetworkConfig config;
     config.path = path;
     std::string text;
-    if (!readText(path, text, diag, "network configuration")) {
+    if (!readTextFile(path, text, diag, "network configuration")) {
         return config;
     }
     const bool json = endsWith(path, ".json");
@@ -447,7 +431,7 @@ NetworkConfig loadNetworkConfig(const std::string& path, Diagnostics& diag) {
 
 std::optional<Topology> loadHpccTopology(const std::string& path, Diagnostics& diag) {
     std::string text;
-    if (!readText(path, text, diag, "HPCC topology file")) {
+    if (!readTextFile(path, text, diag, "HPCC topology file")) {
         return std::nullopt;
     }
     struct Line {
@@ -470,7 +454,7 @@ std::optional<Topology> loadHpccTopology(const std::string& path, Diagnostics& d
         }
     }
     const std::size_t before = diag.errorCount();
-    auto fail = [&](int line, const std::string& what) { diag.error(at(path, line) + ": " + what); };
+    auto fail = [&](int line, const std::string& what) { diag.error(atLine(path, line) + ": " + what); };
 
     uint64_t nodes = 0, switches = 0, cables = 0;
     if (lines.empty() || lines[0].tokens.size() != 3 || !parseUnsigned(lines[0].tokens[0], nodes) ||

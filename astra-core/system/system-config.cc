@@ -13,18 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-bool readText(const std::string& path, std::string& text, Diagnostics& diag) {
-    std::ifstream in(path);
-    if (!in) {
-        diag.error(path + ": cannot open");
-        return false;
-    }
-    std::ostringstream s;
-    s << in.rdbuf();
-    text = s.str();
-    return true;
-}
-
 bool parseJson(const std::string& text, const std::string& path, json& doc, Diagnostics& diag) {
     try {
         doc = json::parse(text);
@@ -257,7 +245,7 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
 
 SystemConfig loadSystemConfig(const std::string& path, Diagnostics& diag) {
     std::string text;
-    if (!readText(path, text, diag)) {
+    if (!readTextFile(path, text, diag, "configuration")) {
         SystemConfig c;
         c.path = path;
         return c;
@@ -269,7 +257,7 @@ RemoteMemoryConfig loadRemoteMemoryConfig(const std::string& path, Diagnostics& 
     RemoteMemoryConfig c;
     std::string text;
     json doc;
-    if (!readText(path, text, diag) || !parseJson(text, path, doc, diag)) {
+    if (!readTextFile(path, text, diag, "configuration") || !parseJson(text, path, doc, diag)) {
         return c;
     }
     for (auto it = doc.begin(); it != doc.end(); ++it) {

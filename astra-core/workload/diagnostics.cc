@@ -1,5 +1,8 @@
 #include "diagnostics.h"
 
+#include <fstream>
+#include <sstream>
+
 namespace mlnet {
 
 void Diagnostics::add(Severity severity, std::string text) {
@@ -47,6 +50,26 @@ std::string atNode(const std::string& file, uint64_t nodeId) {
 
 std::string atAttribute(const std::string& file, uint64_t nodeId, const std::string& attribute) {
     return atNode(file, nodeId) + ": attribute '" + attribute + "'";
+}
+
+std::string atLine(const std::string& file, int line) {
+    return line > 0 ? file + ": line " + std::to_string(line) : file;
+}
+
+bool readTextFile(const std::string& path, std::string& text, Diagnostics& diag, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        diag.error(path + ": cannot open " + what);
+        return false;
+    }
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) {
+        diag.error(path + ": cannot read " + what);
+        return false;
+    }
+    text = buffer.str();
+    return true;
 }
 
 }  // namespace mlnet

@@ -59,6 +59,11 @@ public:
 std::string atOffset(const std::string& file, uint64_t byteOffset);
 std::string atNode(const std::string& file, uint64_t nodeId);
 std::string atAttribute(const std::string& file, uint64_t nodeId, const std::string& attribute);
+// "<file>: line N", or just the file when the line is unknown (0).
+std::string atLine(const std::string& file, int line);
+
+// Reads a whole text file; on failure reports "<path>: cannot open/read <what>" and returns false.
+bool readTextFile(const std::string& path, std::string& text, Diagnostics& diag, const char* what);
 
 }  // namespace mlnet
 

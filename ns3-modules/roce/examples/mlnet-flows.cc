@@ -2,7 +2,6 @@
 // its topology and flow files. Writes FCT_OUTPUT_FILE and PFC_OUTPUT_FILE in the reference's column formats
 // and prints the run's cost (CPU seconds, peak memory, events, data packet-hops per CPU second). Exit status:
 // 0 every flow finished, 1 usage, 2 invalid input, 3 the run stopped with unfinished flows (reported).
-#include <sys/resource.h>
 
 #include <cstdio>
 #include <ctime>
@@ -13,6 +12,7 @@
 #include "ns3/simulator.h"
 
 #include "cc-selection.h"
+#include "common/process-usage.h"
 #include "flow-file.h"
 #include "hpcc-config.h"
 #include "result-writers.h"
@@ -22,18 +22,6 @@ using namespace mlnet;
 using namespace mlnet::roce;
 
 namespace {
-
-double cpuSeconds() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-double peakMb() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_maxrss / 1024.0;
-}
 
 bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -147,7 +135,7 @@ int main(int argc, char** argv) {
         net.switches.queueSampleEndPs = config.qlenMonEndNs * 1000;
     }
 
-    const double cpuStart = cpuSeconds();
+    const double cpuStart = processCpuSeconds();
     RoceNetwork network(topology, net, diag);
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Error);
@@ -161,7 +149,7 @@ int main(int argc, char** argv) {
                                  config.linkDown->timeNs * 1000);
     }
     const bool finished = network.Run(config.stopTimeNs * 1000);
-    const double cpu = cpuSeconds() - cpuStart;
+    const double cpu = processCpuSeconds() - cpuStart;
     const uint64_t events = ns3::Simulator::GetEventCount();
 
     FctWriter fct;
@@ -202,7 +190,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(pauses));
     std::printf(
         "cost: %.2f CPU-s, peak %.0f MB, %llu events, %llu data packet-hops, %.2f M packet-hops per CPU-s\n",
-        cpu, peakMb(), static_cast<unsigned long long>(events), static_cast<unsigned long long>(hops),
+        cpu, peakResidentMb(), static_cast<unsigned long long>(events), static_cast<unsigned long long>(hops),
         hops / 1e6 / std::max(cpu, 1e-9));
     if (!report.empty()) {
         // Per switch: drops, ECN marks, pauses sent, peak buffer; per port: bytes sent and the largest queue.
@@ -235,9 +223,9 @@ int main(int argc, char** argv) {
             ", \"pause_frames\": " + std::to_string(pauses) + ", \"cnps\": " + std::to_string(cnps) +
             ", \"nacks\": " + std::to_string(nacks) + ", \"timeouts\": " + std::to_string(timeouts) +
             ", \"retransmitted_bytes\": " + std::to_string(retransmitted) +
-            ", \"cpu_seconds\": " + std::to_string(cpu) + ", \"peak_mb\": " + std::to_string(peakMb()) +
-            ", \"events\": " + std::to_string(events) + ", \"data_packet_hops\": " + std::to_string(hops) +
-            ", \"switches\": [" + switches + "]}";
+            ", \"cpu_seconds\": " + std::to_string(cpu) +
+            ", \"peak_mb\": " + std::to_string(peakResidentMb()) + ", \"events\": " + std::to_string(events) +
+            ", \"data_packet_hops\": " + std::to_string(hops) + ", \"switches\": [" + switches + "]}";
         writeJsonAtomically(report, json, diag);
     }
     if (diag.hasErrors()) {

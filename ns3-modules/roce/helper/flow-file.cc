@@ -16,26 +16,6 @@ namespace mlnet::roce {
 
 namespace {
 
-std::string at(const std::string& path, int line) {
-    return line > 0 ? path + ": line " + std::to_string(line) : path;
-}
-
-bool readText(const std::string& path, std::string& text, Diagnostics& diag, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        diag.error(path + ": cannot open " + what);
-        return false;
-    }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) {
-        diag.error(path + ": cannot read " + what);
-        return false;
-    }
-    text = buffer.str();
-    return true;
-}
-
 bool isSpace(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
@@ -104,12 +84,12 @@ struct Components {
 
 HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag) {
     std::string text;
-    if (!readText(path, text, diag, "HPCC topology file")) {
+    if (!readTextFile(path, text, diag, "HPCC topology file")) {
         return {};
     }
     const std::vector<Line> lines = tokenize(text);
     const std::size_t errorsBefore = diag.errorCount();
-    auto fail = [&](int line, const std::string& what) { diag.error(at(path, line) + ": " + what); };
+    auto fail = [&](int line, const std::string& what) { diag.error(atLine(path, line) + ": " + what); };
 
     uint64_t nodes = 0, switches = 0, cables = 0;
     if (lines.empty()) {
@@ -232,7 +212,7 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
         return {};
     }
     if (next + cables < lines.size()) {
-        diag.warning(at(path, lines[next + cables].number) + ": " +
+        diag.warning(atLine(path, lines[next + cables].number) + ": " +
                      std::to_string(lines.size() - next - cables) + " line(s) after the " +
                      std::to_string(cables) + " links of the header are ignored");
     }
@@ -290,7 +270,7 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
 std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bool>& isHost,
                                    Diagnostics& diag) {
     std::string text;
-    if (!readText(path, text, diag, "HPCC flow file")) {
+    if (!readTextFile(path, text, diag, "HPCC flow file")) {
         return {};
     }
     const std::vector<Line> lines = tokenize(text);
@@ -300,7 +280,7 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         return {};
     }
     if (lines[0].tokens.size() != 1 || !parseId(lines[0].tokens[0], count)) {
-        diag.error(at(path, lines[0].number) +
+        diag.error(atLine(path, lines[0].number) +
                    ": expected the flow count (one integer >= 0) on the first line");
         return {};
     }
@@ -315,7 +295,7 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
     }
     if (available > count) {
         diag.warning(
-            at(path, lines[count + 1].number) + ": " + std::to_string(available - count) +
+            atLine(path, lines[count + 1].number) + ": " + std::to_string(available - count) +
             " line(s) after the " + std::to_string(count) +
             " announced flows are ignored (only the count of the first line is read, as in the reference)");
     }
@@ -328,7 +308,7 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
     for (uint64_t f = 0; f < count; ++f) {
         const Line& line = lines[f + 1];
         const auto& t = line.tokens;
-        auto fail = [&](const std::string& what) { diag.error(at(path, line.number) + ": " + what); };
+        auto fail = [&](const std::string& what) { diag.error(atLine(path, line.number) + ": " + what); };
         if (t.size() != 6) {
             fail("expected '<src> <dst> <pg> <dport> <size bytes> <start s>', found " +
                  std::to_string(t.size()) + " fields");
@@ -394,7 +374,7 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         previousLine = line.number;
     }
     if (firstRounded > 0) {
-        diag.warning(at(path, firstRounded) +
+        diag.warning(atLine(path, firstRounded) +
                      ": start times finer than 1 ns were rounded to the nearest ns "
                      "(first here)");
     }

@@ -170,26 +170,6 @@ bool parseReal(std::string_view text, double& out) {
     return end == copy.c_str() + copy.size() && std::isfinite(out);
 }
 
-std::string at(const std::string& path, int line) {
-    return line > 0 ? path + ": line " + std::to_string(line) : path;
-}
-
-bool readText(const std::string& path, std::string& text, Diagnostics& diag, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        diag.error(path + ": cannot open " + what);
-        return false;
-    }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) {
-        diag.error(path + ": cannot read " + what);
-        return false;
-    }
-    text = buffer.str();
-    return true;
-}
-
 std::string formatRate(uint64_t bps) {
     return std::to_string(bps) + " b/s";
 }
@@ -384,11 +364,11 @@ public:
 
     // Accepted on purpose without effect; warns with the reason.
     void ignored(const std::string& why) {
-        m_diag.warning(at(m_path, m_entry->line) + ": key '" + m_entry->key + "' ignored: " + why);
+        m_diag.warning(atLine(m_path, m_entry->line) + ": key '" + m_entry->key + "' ignored: " + why);
     }
 
     bool fail(const std::string& what) {
-        m_diag.error(at(m_path, m_entry->line) + ": key '" + m_entry->key + "': " + what);
+        m_diag.error(atLine(m_path, m_entry->line) + ": key '" + m_entry->key + "': " + what);
         return false;
     }
 
@@ -472,7 +452,7 @@ const KeySpec kKeys[] = {
          }
          if (timeNs == 0) {
              if (a != 0 || bNode != 0) {
-                 b.diag().warning(at(b.file(), b.entry().line) +
+                 b.diag().warning(atLine(b.file(), b.entry().line) +
                                   ": key 'LINK_DOWN': time 0 means no link failure; nodes " +
                                   std::to_string(a) + " and " + std::to_string(bNode) + " are ignored");
              }
@@ -673,7 +653,7 @@ void Builder::apply(const Entry& entry) {
     const KeySpec* spec = findKey(entry.key);
     if (!spec) {
         m_diag.error(
-            at(m_path, entry.line) + ": unknown key '" + entry.key + "'" + suggestion(entry.key) +
+            atLine(m_path, entry.line) + ": unknown key '" + entry.key + "'" + suggestion(entry.key) +
             "; expected one of the config.txt keys of roce-model.md §6.1, one key and its values per "
             "line");
         return;
@@ -692,7 +672,7 @@ void Builder::finish() {
     const auto& given = m_config.givenKeys;
     if (m_config.qlenMonEndNs < m_config.qlenMonStartNs) {
         const auto end = given.find("QLEN_MON_END");
-        m_diag.error(at(m_path, end != given.end() ? end->second : 0) + ": key 'QLEN_MON_END': " +
+        m_diag.error(atLine(m_path, end != given.end() ? end->second : 0) + ": key 'QLEN_MON_END': " +
                      std::to_string(m_config.qlenMonEndNs) + " ns is before QLEN_MON_START " +
                      std::to_string(m_config.qlenMonStartNs) + " ns; expected END >= START");
     }
@@ -786,7 +766,7 @@ bool jsonEntry(const std::string& path, const std::string& key, const nlohmann::
     const KeySpec* spec = findKey(key);
     const bool multi = spec && spec->multiValue;
     auto bad = [&](const std::string& what) {
-        diag.error(at(path, entry.line) + ": key '" + key + "': " + what);
+        diag.error(atLine(path, entry.line) + ": key '" + key + "': " + what);
         return false;
     };
     std::string token;
@@ -868,7 +848,7 @@ HpccConfig loadHpccConfig(const std::string& path, Diagnostics& diag) {
     HpccConfig config;
     config.path = path;
     std::string text;
-    if (!readText(path, text, diag, "HPCC configuration (config.txt)")) {
+    if (!readTextFile(path, text, diag, "HPCC configuration (config.txt)")) {
         return config;
     }
     Builder builder(path, config, diag);
@@ -884,7 +864,7 @@ HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
     HpccConfig config;
     config.path = path;
     std::string text;
-    if (!readText(path, text, diag, "HPCC configuration (JSON)")) {
+    if (!readTextFile(path, text, diag, "HPCC configuration (JSON)")) {
         return config;
     }
     // nlohmann keeps the last of repeated keys silently; the parser callback sees every top-level key.
@@ -903,7 +883,7 @@ HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
     } catch (const json::parse_error& e) {
         const std::size_t end = std::min<std::size_t>(e.byte, text.size());
         const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
-        diag.error(at(path, line) + ": malformed JSON: " + e.what());
+        diag.error(atLine(path, line) + ": malformed JSON: " + e.what());
         return config;
     }
     if (!doc.is_object()) {
@@ -911,7 +891,7 @@ HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
         return config;
     }
     for (const std::string& key : repeated) {
-        diag.error(at(path, lineOfJsonKey(text, key)) + ": key '" + key +
+        diag.error(atLine(path, lineOfJsonKey(text, key)) + ": key '" + key +
                    "' appears more than once; expected each key once");
     }
     if (!repeated.empty()) {
@@ -944,7 +924,7 @@ void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile
                                 Diagnostics& diag) {
     auto keyAt = [&](const char* key) {
         const auto it = config.givenKeys.find(key);
-        return it != config.givenKeys.end() ? at(config.path, it->second) + ": key '" + key + "'"
+        return it != config.givenKeys.end() ? atLine(config.path, it->second) + ": key '" + key + "'"
                                             : config.path + ": key '" + key + "' (absent)";
     };
     if (config.ecnEnabled) {
@@ -964,7 +944,7 @@ void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile
             }
         }
         for (const auto& [rateBps, line] : rates) {
-            const std::string where = " (" + at(topology.path, line) + ")";
+            const std::string where = " (" + atLine(topology.path, line) + ")";
             if (!config.kmaxBytesByRateBps.count(rateBps)) {
                 diag.error(keyAt("KMAX_MAP") + ": no entry for the switch link rate " + formatRate(rateBps) +
                            where + "; expected one entry per link speed (or ENABLE_QCN 0)");
