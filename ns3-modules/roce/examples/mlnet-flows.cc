@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     UsePicosecondTime();
     std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, cc, ccPreset = "config",
                                                                                           pcap, report;
+    std::string rateTrace;
     bool pfc = true;
     uint32_t seed = 1;
     double rtoUs = 1000;
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
     cmd.AddValue("pcap", "write every frame sent by every port to this pcap file (RoCEv2 and PFC bytes)",
                  pcap);
     cmd.AddValue("report", "write a JSON summary of the run", report);
+    cmd.AddValue("rate-trace",
+                 "write every QP rate/window change: time_ns src_node flow rate_bps window_bytes", rateTrace);
     cmd.AddValue("seed", "random seed (ECN marking, link loss, ECMP salt)", seed);
     cmd.AddValue("rto-us", "retransmission timeout in microseconds", rtoUs);
     cmd.Parse(argc, argv);
@@ -141,6 +144,22 @@ int main(int argc, char** argv) {
         std::cerr << diag.format(Severity::Error);
         return 2;
     }
+    // Rate changes are rare next to packets (CC updates), so collecting them as text lines is cheap enough.
+    std::string rateLines;
+    if (!rateTrace.empty()) {
+        for (uint32_t h = 0; h < network.NumHosts(); ++h) {
+            network.Nic(h).TraceConnectWithoutContext(
+                "Rate", ns3::MakeBoundCallback(
+                            +[](std::pair<std::string*, uint32_t>* ctx, uint64_t flow, uint64_t rateBps,
+                                uint64_t windowBytes) {
+                                *ctx->first += std::to_string(ns3::Simulator::Now().GetNanoSeconds()) + " " +
+                                               std::to_string(ctx->second) + " " + std::to_string(flow) +
+                                               " " + std::to_string(rateBps) + " " +
+                                               std::to_string(windowBytes) + "\n";
+                            },
+                            new std::pair<std::string*, uint32_t>(&rateLines, network.NodeOfHost(h))));
+        }
+    }
     for (const FlowSpec& f : flows) {
         network.AddFlow(f.srcNode, f.dstNode, f.sizeBytes, f.priority, f.dport, f.startNs * 1000);
     }
@@ -162,6 +181,9 @@ int main(int argc, char** argv) {
         pfcOut.add({e.timePs / 1000, e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
     }
     fct.write(config.fctOutputFile, diag);
+    if (!rateTrace.empty()) {
+        writeFileAtomically(rateTrace, rateLines, diag);
+    }
     pfcOut.write(config.pfcOutputFile, diag);
 
     if (!config.qlenMonFile.empty()) {
