@@ -21,8 +21,8 @@ void CongestionControl::publishRate(double rateBps, WindowMode mode, uint64_t bd
     } else if (mode == WindowMode::Bdp) {
         m_windowBytes = bdpBytes;
     } else {
-        m_windowBytes =
-            std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(bdpBytes) * rateBps / lineRateBps));
+        m_windowBytes = std::max<uint64_t>(
+            1, static_cast<uint64_t>(static_cast<double>(bdpBytes) * rateBps / lineRateBps));
     }
 }
 
