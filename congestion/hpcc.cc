@@ -78,7 +78,8 @@ bool Hpcc::pathChanged(const AckSignal& ack) const {
         return true;
     }
     for (uint32_t i = 0; i < ack.numHops; ++i) {
-        if (ack.hops[i].timeNs < m_snapshot[i].timeNs || ack.hops[i].txBytes < m_snapshot[i].txBytes) {
+        if (ack.hops[i].timeNs < m_snapshot[i].timeNs || ack.hops[i].txBytes < m_snapshot[i].txBytes ||
+            (m_params.meanQueue && ack.hops[i].queueByteNs < m_snapshot[i].queueByteNs)) {
             return true;
         }
     }
@@ -92,8 +93,11 @@ bool Hpcc::hopUtilisation(const IntHop& now, const IntHop& prev, double* u, uint
     }
     const double lineBps = static_cast<double>(now.rateBps);
     const double txRateBps = static_cast<double>(now.txBytes - prev.txBytes) * 8e9 / static_cast<double>(tau);
-    // The smaller of the two queue readings: a queue that only one sample saw may already be draining.
-    const double queueBits = static_cast<double>(std::min(now.queueBytes, prev.queueBytes)) * 8;
+    // See HpccParams::meanQueue for why the interval mean is the default.
+    const double queueBits =
+        m_params.meanQueue
+            ? static_cast<double>(now.queueByteNs - prev.queueByteNs) / static_cast<double>(tau) * 8
+            : static_cast<double>(std::min(now.queueBytes, prev.queueBytes)) * 8;
     *u = txRateBps / lineBps + queueBits * 1e9 / (lineBps * m_baseRttNs);
     *tauNs = tau;
     return true;

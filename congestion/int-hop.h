@@ -12,6 +12,11 @@ struct IntHop {
     uint64_t txBytes;     // bytes the egress port had sent before this packet
     uint64_t queueBytes;  // egress queue length over all priorities at that moment
     uint64_t rateBps;     // egress line rate
+    // Time integral of queueBytes up to this moment (byte·ns). The difference of two records over their time
+    // difference is the port's mean queue over the interval, independent of who sampled it: a paced flow's
+    // own packets never queue behind each other, so point readings of the queue taken at its own departures
+    // see less queue the larger its share of the port (a bias that makes faster flows faster under HPCC).
+    uint64_t queueByteNs = 0;
 };
 
 }  // namespace mlnet::cc

@@ -48,7 +48,7 @@ TEST(CcBehaviour, HpccKeepsTheQueueFarBelowDcqcn) {
 }
 
 TEST(CcBehaviour, FairShareInTheSecondHalf) {
-    for (const char* cc : {"dcqcn", "dctcp", "timely"}) {
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
         EXPECT_GE(results().at(cc).jainSecondHalf, 0.98) << cc;
     }
 }

@@ -339,6 +339,7 @@ HpccParams hpccTestParams() {
     p.sampleFeedback = false;
     p.minRateBps = 1'000'000'000;
     p.window = true;
+    p.meanQueue = false;  // these tests check the reference's queue term; MeanQueue* cover ours
     return p;
 }
 
@@ -520,8 +521,43 @@ TEST(Hpcc, AdditiveStagesThenMultiplicative) {
     EXPECT_EQ(r.cc.stage(), 0u);
 }
 
+TEST(Hpcc, MeanQueueTermUsesTheQueueIntegralOverTheInterval) {
+    // Two records 20 us apart; the queue integral grew by 2.5e9 byte*ns: a mean queue of 125,000 B over the
+    // interval, whatever the point readings (0 and 1 MB here) say. u = 100 Gb/s / 100 Gb/s + 125,000 * 8 / (B
+    // * T).
+    HpccParams p = hpccTestParams();
+    p.meanQueue = true;
+    HpccRun r(p);
+    IntHop a = hop(0, 0, 0);
+    a.queueByteNs = 1'000'000'000;
+    IntHop b = hop(20'000, 250'000, 1'000'000);
+    b.queueByteNs = a.queueByteNs + 2'500'000'000ull;
+    r.first({a});
+    r.ack({b}, true);
+    const double expectedU = 1.0 + 125'000.0 * 8 / (kLineBps * kTs);
+    const double tau = std::min(20'000.0, static_cast<double>(kBaseRttNs)) / static_cast<double>(kBaseRttNs);
+    const double u = 1.0 * (1 - tau) + expectedU * tau;
+    EXPECT_NEAR(r.cc.utilisation(), u, 1e-9);
+}
+
+TEST(Hpcc, MeanQueueTreatsAShrinkingIntegralAsAPathChange) {
+    HpccParams p = hpccTestParams();
+    p.meanQueue = true;
+    HpccRun r(p);
+    IntHop a = hop(0, 0, 0);
+    a.queueByteNs = 5'000;
+    IntHop b = hop(20'000, 250'000, 0);
+    b.queueByteNs = 4'000;
+    r.first({a});
+    const uint64_t before = r.cc.rateBps();
+    r.ack({b}, true);
+    EXPECT_EQ(r.cc.rateBps(), before);
+    EXPECT_EQ(r.cc.utilisation(), 1.0);
+}
+
 TEST(Hpcc, PaperPresetIsAlwaysMultiplicative) {
     HpccParams p = hpccPaper(kLineBps);
+    p.meanQueue = false;
     ASSERT_EQ(p.maxStage, 0u);
     HpccRun r(p);
     r.first({hop(0, 0, 125'000)});

@@ -91,6 +91,7 @@ void RoceSwitch::Receive(uint32_t port, RocePacket* packet) {
     }
     Port& egress = m_ports[out];
     egress.queues[q].push(packet);
+    IntegrateQueue(egress);
     egress.queuedBytes += packet->frameBytes;
     egress.maxQueueBytes = std::max(egress.maxQueueBytes, egress.queuedBytes);
     Sample(out);
@@ -162,6 +163,7 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
         return nullptr;
     }
     RocePacket* packet = port.queues[q].pop();
+    IntegrateQueue(port);
     port.queuedBytes -= packet->frameBytes;
     Sample(portIndex);
     m_mmu->release(packet->ingressPort, static_cast<uint8_t>(q), portIndex, packet->frameBytes);
@@ -177,7 +179,7 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
                             "INT stack full: path longer than " << kMaxIntHops << " switch hops");
             packet->hops[packet->intHops++] =
                 IntHop{static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds()), port.txBytes,
-                       port.queuedBytes, port.device->RateBps()};
+                       port.queuedBytes, port.device->RateBps(), static_cast<uint64_t>(port.queueByteNs)};
         }
     }
     port.txBytes += packet->frameBytes;
@@ -186,6 +188,13 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
         m_ports[packet->ingressPort].device->SendPause(static_cast<uint8_t>(1u << q), 0);
     }
     return packet;
+}
+
+void RoceSwitch::IntegrateQueue(Port& port) {
+    const TimePs now = nowPs();
+    port.queueByteNs +=
+        static_cast<double>(port.queuedBytes) * static_cast<double>(now - port.queueChangedPs) / 1000;
+    port.queueChangedPs = now;
 }
 
 void RoceSwitch::Sample(uint32_t port) {

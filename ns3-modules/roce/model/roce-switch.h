@@ -73,6 +73,8 @@ private:
         PacketQueue queues[kNumPriorities];
         uint64_t txBytes = 0;
         uint64_t queuedBytes = 0;
+        double queueByteNs = 0;  // time integral of queuedBytes (INT)
+        TimePs queueChangedPs = 0;
         uint64_t maxQueueBytes = 0;
         TimePs nextSamplePs = 0;
         int current = 1;  // data class the scheduler is serving
@@ -83,6 +85,8 @@ private:
     void SendPause(uint32_t port, uint8_t priority);
     void RefreshPause(uint32_t port, uint8_t priority);
     void Sample(uint32_t port);
+    // Adds queuedBytes x (now - last change) to the port's queue integral; call before changing queuedBytes.
+    void IntegrateQueue(Port& port);
 
     std::vector<Port> m_ports;
     std::unique_ptr<SwitchMmu> m_mmu;
