@@ -263,3 +263,42 @@ TEST(RoceNetwork, PcapDecodesAsRoceAndPfcInTshark) {
 
 }  // namespace
 }  // namespace mlnet::roce
+
+#include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
+#include "cc-selection.h"
+#include "roce-cc-config.h"
+
+namespace mlnet::roce {
+namespace {
+
+TEST(RoceCcConfig, AttributesDefaultToTheStructsAndOverrideThem) {
+    const cc::DcqcnParams d{};
+    ns3::Ptr<RoceCcConfig> config = ns3::CreateObject<RoceCcConfig>();
+    EXPECT_EQ(config->Dcqcn().g, d.g);
+    EXPECT_EQ(config->Dcqcn().increaseIntervalNs, d.increaseIntervalNs);
+    EXPECT_EQ(config->Hpcc().targetUtil, cc::HpccParams{}.targetUtil);
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::DcqcnG", ns3::DoubleValue(0.25));
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::TimelyTHighNs", ns3::UintegerValue(123'000));
+    ns3::Ptr<RoceCcConfig> changed = ns3::CreateObject<RoceCcConfig>();
+    EXPECT_EQ(changed->Dcqcn().g, 0.25);
+    EXPECT_EQ(changed->Timely().tHighNs, 123'000u);
+    EXPECT_EQ(changed->Dcqcn().byteCounterBytes, d.byteCounterBytes);  // untouched fields keep their defaults
+    // The "attributes" preset builds its algorithms from these values.
+    Diagnostics diag;
+    const CcSelection s = selectCongestionControl(HpccConfig{}, "dcqcn", "attributes", diag);
+    ASSERT_FALSE(diag.hasErrors());
+    cc::FlowParams flow;
+    flow.baseRttNs = 10'000;
+    auto algorithm = s.factory(flow);
+    auto* dcqcn = dynamic_cast<cc::Dcqcn*>(algorithm.get());
+    ASSERT_NE(dcqcn, nullptr);
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::DcqcnG", ns3::DoubleValue(d.g));
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::TimelyTHighNs",
+                            ns3::UintegerValue(cc::TimelyParams{}.tHighNs));
+}
+
+}  // namespace
+}  // namespace mlnet::roce

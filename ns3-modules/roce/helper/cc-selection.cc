@@ -5,6 +5,7 @@
 #include "dcqcn.h"
 #include "dctcp.h"
 #include "hpcc.h"
+#include "roce-cc-config.h"
 #include "timely.h"
 
 namespace mlnet::roce {
@@ -88,10 +89,12 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
                 break;
         }
     }
-    if (preset != "config" && preset != "paper" && preset != "hpcc-paper") {
-        diag.error("--cc-preset must be config, paper or hpcc-paper, not '" + preset + "'");
+    if (preset != "config" && preset != "paper" && preset != "hpcc-paper" && preset != "attributes") {
+        diag.error("--cc-preset must be config, paper, hpcc-paper or attributes, not '" + preset + "'");
         return s;
     }
+    // The attribute values at selection time (Config::SetDefault / --mlnet::roce::RoceCcConfig::... options).
+    const ns3::Ptr<RoceCcConfig> attributes = ns3::CreateObject<RoceCcConfig>();
     s.name = name;
     const bool hasWindow = config.hasWindow;
     if (name == "none") {
@@ -103,8 +106,10 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
         // The paper's notification point sends real CNPs (at most one per QP per 50 us); the reference echoes
         // ECN on every ACK instead.
         s.ecnEchoOnAck = preset != "paper";
-        s.factory = [fromConfig, preset](const cc::FlowParams& flow) {
-            cc::DcqcnParams p = preset == "paper"        ? cc::dcqcnPaper(flow.lineRateBps)
+        const cc::DcqcnParams fromAttributes = attributes->Dcqcn();
+        s.factory = [fromConfig, fromAttributes, preset](const cc::FlowParams& flow) {
+            cc::DcqcnParams p = preset == "attributes"   ? fromAttributes
+                                : preset == "paper"      ? cc::dcqcnPaper(flow.lineRateBps)
                                 : preset == "hpcc-paper" ? cc::dcqcnHpccPaper(flow.lineRateBps)
                                                          : fromConfig;
             p.ackEcnIsCnp = preset != "paper";
@@ -113,24 +118,30 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
     } else if (name == "hpcc") {
         s.intEnabled = true;
         const cc::HpccParams fromConfig = hpccFromConfig(config);
-        s.factory = [fromConfig, preset](const cc::FlowParams& flow) {
-            const cc::HpccParams p = preset == "paper"        ? cc::hpccDefault()
+        const cc::HpccParams fromAttributes = attributes->Hpcc();
+        s.factory = [fromConfig, fromAttributes, preset](const cc::FlowParams& flow) {
+            const cc::HpccParams p = preset == "attributes"   ? fromAttributes
+                                     : preset == "paper"      ? cc::hpccDefault()
                                      : preset == "hpcc-paper" ? cc::hpccPaper(flow.lineRateBps)
                                                               : fromConfig;
             return std::make_unique<cc::Hpcc>(flow, p);
         };
     } else if (name == "timely") {
         const cc::TimelyParams fromConfig = timelyFromConfig(config);
-        s.factory = [fromConfig, preset](const cc::FlowParams& flow) {
-            const cc::TimelyParams p = preset == "paper"        ? cc::timelyPaper()
+        const cc::TimelyParams fromAttributes = attributes->Timely();
+        s.factory = [fromConfig, fromAttributes, preset](const cc::FlowParams& flow) {
+            const cc::TimelyParams p = preset == "attributes"   ? fromAttributes
+                                       : preset == "paper"      ? cc::timelyPaper()
                                        : preset == "hpcc-paper" ? cc::timelyHpccPaper(flow.lineRateBps)
                                                                 : fromConfig;
             return std::make_unique<cc::Timely>(flow, p);
         };
     } else if (name == "dctcp") {
         const cc::DctcpParams fromConfig = dctcpFromConfig(config);
-        s.factory = [fromConfig, preset](const cc::FlowParams& flow) {
-            const cc::DctcpParams p = preset == "paper"        ? cc::dctcpWindow()
+        const cc::DctcpParams fromAttributes = attributes->Dctcp();
+        s.factory = [fromConfig, fromAttributes, preset](const cc::FlowParams& flow) {
+            const cc::DctcpParams p = preset == "attributes"   ? fromAttributes
+                                      : preset == "paper"      ? cc::dctcpWindow()
                                       : preset == "hpcc-paper" ? cc::dctcpHpccPaper()
                                                                : fromConfig;
             return std::make_unique<cc::Dctcp>(flow, p);
