@@ -146,8 +146,11 @@ int main(int argc, char** argv) {
     }
     // Rate changes are rare next to packets (CC updates), so collecting them as text lines is cheap enough.
     std::string rateLines;
+    std::vector<std::pair<std::string*, uint32_t>> rateContexts;  // one per NIC; outlives the run
     if (!rateTrace.empty()) {
+        rateContexts.reserve(network.NumHosts());
         for (uint32_t h = 0; h < network.NumHosts(); ++h) {
+            rateContexts.emplace_back(&rateLines, network.NodeOfHost(h));
             network.Nic(h).TraceConnectWithoutContext(
                 "Rate", ns3::MakeBoundCallback(
                             +[](std::pair<std::string*, uint32_t>* ctx, uint64_t flow, uint64_t rateBps,
@@ -157,7 +160,7 @@ int main(int argc, char** argv) {
                                                " " + std::to_string(rateBps) + " " +
                                                std::to_string(windowBytes) + "\n";
                             },
-                            new std::pair<std::string*, uint32_t>(&rateLines, network.NodeOfHost(h))));
+                            &rateContexts.back()));
         }
     }
     for (const FlowSpec& f : flows) {
