@@ -148,7 +148,7 @@ TEST(RoceNetwork, EcnMarksOnlyAboveKmin) {
     ASSERT_FALSE(diag.hasErrors());
     ns3::Ptr<RoceSwitch> sw = net.Switches()[0];
     uint64_t marks = 0, belowKmin = 0;
-    std::pair<uint64_t*, uint64_t*> counters(&marks, &belowKmin);
+    std::pair<uint64_t*, uint64_t*> markCounters(&marks, &belowKmin);
     sw->TraceConnectWithoutContext(
         "EcnMark", ns3::MakeBoundCallback(
                        +[](std::pair<uint64_t*, uint64_t*>* counters, ns3::Ptr<RoceSwitch> s, uint32_t,
@@ -158,7 +158,7 @@ TEST(RoceNetwork, EcnMarksOnlyAboveKmin) {
                                ++*counters->second;
                            }
                        },
-                       &counters, sw));
+                       &markCounters, sw));
     for (uint32_t s = 1; s <= 4; ++s) {
         net.AddFlow(s, 0, 3'000'000, 3, 100, 0);
     }
