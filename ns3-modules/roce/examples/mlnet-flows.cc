@@ -66,12 +66,6 @@ int main(int argc, char** argv) {
         cmd.PrintHelp(std::cerr);
         return 1;
     }
-    if (!cc.empty() && cc != "none") {
-        std::cerr
-            << "mlnet-flows: --cc must be 'none' (the other algorithms arrive with the congestion-control "
-               "issue)\n";
-        return 1;
-    }
     ns3::RngSeedManager::SetSeed(seed);
 
     Diagnostics diag;
