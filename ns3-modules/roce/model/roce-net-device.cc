@@ -131,7 +131,7 @@ void RoceNetDevice::SendPause(uint8_t classes, uint16_t quanta) {
     p->kind = PacketKind::Pause;
     p->priority = 0;
     p->payloadBytes = 0;
-    p->frameBytes = kPauseFrameBytes;
+    p->frameBytes = pauseFrameBytes();
     p->pauseClasses = classes;
     for (int q = 0; q < kNumPriorities; ++q) {
         p->pauseQuanta[q] = (classes >> q & 1) ? quanta : 0;

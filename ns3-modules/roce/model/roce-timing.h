@@ -1,22 +1,20 @@
-// Time on the wire in picoseconds. A frame occupies the link for its bytes plus preamble/SFD (8) and the
-// inter-frame gap (12).
+// Time on the wire in picoseconds. A frame occupies the link for its bytes plus preamble/SFD and the
+// inter-frame gap (kWireOverheadBytes).
 #ifndef MLNET_ROCE_TIMING_H
 #define MLNET_ROCE_TIMING_H
 
 #include <cstdint>
 
 #include "roce-packet.h"
+#include "wire-format.h"
 
 namespace mlnet::roce {
 
-inline constexpr uint32_t kPreambleAndGapBytes = 20;
-
 // bits x 10^12 overflows 64 bits for long pauses; GCC's 128-bit integers keep the arithmetic exact.
 __extension__ typedef unsigned __int128 Uint128;
-inline constexpr uint32_t kPauseFrameBytes = 64;
 
 inline TimePs wireTimePs(uint64_t frameBytes, uint64_t rateBps) {
-    const Uint128 bits = (static_cast<Uint128>(frameBytes) + kPreambleAndGapBytes) * 8;
+    const Uint128 bits = (static_cast<Uint128>(frameBytes) + kWireOverheadBytes) * 8;
     return static_cast<TimePs>((bits * 1'000'000'000'000ull + rateBps / 2) / rateBps);
 }
 
