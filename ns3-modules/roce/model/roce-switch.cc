@@ -168,8 +168,11 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     Sample(portIndex);
     m_mmu->release(packet->ingressPort, static_cast<uint8_t>(q), portIndex, packet->frameBytes);
     if (packet->kind == PacketKind::Data) {
-        if (packet->ecn != kEcnNotEct && packet->ecn != kEcnCe &&
-            m_mmu->ecnMark(portIndex, static_cast<uint8_t>(q), m_random->GetValue())) {
+        // Draw a random number only when marking is possible: most dequeues see a queue below Kmin.
+        const double markProbability = packet->ecn != kEcnNotEct && packet->ecn != kEcnCe
+                                           ? m_mmu->ecnMarkProbability(portIndex, static_cast<uint8_t>(q))
+                                           : 0;
+        if (markProbability >= 1 || (markProbability > 0 && m_random->GetValue() < markProbability)) {
             packet->ecn = kEcnCe;
             ++m_ecnMarks;
             m_ecnTrace(m_nodeId, portIndex, packet);

@@ -87,20 +87,19 @@ bool SwitchMmu::checkResume(uint32_t inPort, uint8_t priority) {
     return false;
 }
 
-bool SwitchMmu::ecnMark(uint32_t outPort, uint8_t priority, double uniform) const {
+double SwitchMmu::ecnMarkProbability(uint32_t outPort, uint8_t priority) const {
     if (!m_config.ecnEnabled) {
-        return false;
+        return 0;
     }
     const MmuPortConfig& p = m_config.ports[outPort];
     const uint64_t q = m_out[index(outPort, priority)];
     if (q > p.kmaxBytes) {
-        return true;
+        return 1;
     }
     if (q > p.kminBytes && p.kmaxBytes > p.kminBytes) {
-        return uniform <
-               p.pmax * static_cast<double>(q - p.kminBytes) / static_cast<double>(p.kmaxBytes - p.kminBytes);
+        return p.pmax * static_cast<double>(q - p.kminBytes) / static_cast<double>(p.kmaxBytes - p.kminBytes);
     }
-    return false;
+    return 0;
 }
 
 uint64_t SwitchMmu::egressPortBytes(uint32_t outPort) const {

@@ -44,8 +44,13 @@ public:
     bool checkResume(uint32_t inPort, uint8_t priority);
     bool paused(uint32_t inPort, uint8_t priority) const { return m_in[index(inPort, priority)].paused; }
 
-    // RED on the egress queue length after the packet left; `uniform` is a draw from [0, 1).
-    bool ecnMark(uint32_t outPort, uint8_t priority, double uniform) const;
+    // RED on the egress queue length after the packet left: the marking probability (0 below Kmin, 1 above
+    // Kmax).
+    double ecnMarkProbability(uint32_t outPort, uint8_t priority) const;
+    // Marks with that probability given `uniform`, a draw from [0, 1).
+    bool ecnMark(uint32_t outPort, uint8_t priority, double uniform) const {
+        return uniform < ecnMarkProbability(outPort, priority);
+    }
 
     uint64_t egressBytes(uint32_t outPort, uint8_t priority) const { return m_out[index(outPort, priority)]; }
     uint64_t egressPortBytes(uint32_t outPort) const;
