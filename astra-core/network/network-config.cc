@@ -1,5 +1,7 @@
 #include "network-config.h"
 
+#include "workload/json-text.h"
+
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
@@ -105,24 +107,9 @@ bool readYaml(const std::string& path, const std::string& text, std::vector<Fiel
 bool readJson(const std::string& path, const std::string& text, std::vector<Field>& fields,
               Diagnostics& diag) {
     using nlohmann::json;
-    // nlohmann keeps the last of repeated keys silently; the parser callback sees every key of the root
-    // object.
-    std::set<std::string> seen;
-    std::string repeated;
-    auto onEvent = [&](int depth, json::parse_event_t event, json& parsed) {
-        if (event == json::parse_event_t::key && depth == 1 &&
-            !seen.insert(parsed.get<std::string>()).second) {
-            repeated = parsed.get<std::string>();
-        }
-        return true;
-    };
     json doc;
-    try {
-        doc = json::parse(text, onEvent);
-    } catch (const json::parse_error& e) {
-        const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-        const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
-        diag.error(atLine(path, line) + ": malformed JSON: " + e.what());
+    std::vector<std::string> repeated;
+    if (!parseJsonText(text, path, doc, repeated, diag)) {
         return false;
     }
     if (!doc.is_object()) {
@@ -130,7 +117,7 @@ bool readJson(const std::string& path, const std::string& text, std::vector<Fiel
         return false;
     }
     if (!repeated.empty()) {
-        diag.error(path + ": key '" + repeated + "' appears more than once");
+        diag.error(path + ": key '" + repeated.front() + "' appears more than once");
         return false;
     }
     bool ok = true;

@@ -1,4 +1,5 @@
 #include "hpcc-config.h"
+#include "workload/json-text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -867,23 +868,9 @@ HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
     if (!readTextFile(path, text, diag, "HPCC configuration (JSON)")) {
         return config;
     }
-    // nlohmann keeps the last of repeated keys silently; the parser callback sees every top-level key.
     std::vector<std::string> repeated;
-    std::set<std::string> seen;
-    auto onEvent = [&](int depth, json::parse_event_t event, json& parsed) {
-        if (event == json::parse_event_t::key && depth == 1 &&
-            !seen.insert(parsed.get<std::string>()).second) {
-            repeated.push_back(parsed.get<std::string>());
-        }
-        return true;
-    };
     json doc;
-    try {
-        doc = json::parse(text, onEvent);
-    } catch (const json::parse_error& e) {
-        const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-        const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
-        diag.error(atLine(path, line) + ": malformed JSON: " + e.what());
+    if (!parseJsonText(text, path, doc, repeated, diag)) {
         return config;
     }
     if (!doc.is_object()) {
