@@ -303,3 +303,38 @@ TEST(RoceCcConfig, AttributesDefaultToTheStructsAndOverrideThem) {
 
 }  // namespace
 }  // namespace mlnet::roce
+
+namespace mlnet::roce {
+namespace {
+
+TEST(RoceNetwork, QueueSamplesStayInsideTheMonitorWindow) {
+    Diagnostics diag;
+    RoceNetworkConfig config;
+    config.ecn = {{100'000'000'000ull, 100'000, 400'000, 0.2}};
+    config.switches.queueSampleIntervalPs = 100'000;  // 100 ns
+    config.switches.queueSampleStartPs = 50'000'000;  // 50 us
+    config.switches.queueSampleEndPs = 80'000'000;    // 80 us
+    HpccTopologyFile t;
+    t.numNodes = 4;
+    t.switchIds = {3};
+    t.isHost = {true, true, true, false};
+    for (uint32_t h = 0; h < 3; ++h) {
+        t.cables.push_back({h, 3, 100'000'000'000ull, 1000, 0.0, 0});
+    }
+    RoceNetwork net(t, config, diag);
+    ASSERT_FALSE(diag.hasErrors());
+    net.AddFlow(1, 0, 2'000'000, 3, 100, 0);
+    net.AddFlow(2, 0, 2'000'000, 3, 100, 0);
+    ASSERT_TRUE(net.Run(1'000'000'000'000ull));
+    const auto& samples = net.Switches()[0]->QueueSamples();
+    ASSERT_FALSE(samples.empty());
+    for (const auto& s : samples) {
+        EXPECT_GE(s.timePs, 50'000'000u);
+        EXPECT_LE(s.timePs, 80'000'000u);
+    }
+    // At most one sample per port per interval: 30 us / 100 ns per port.
+    EXPECT_LE(samples.size(), 3u * 301u);
+}
+
+}  // namespace
+}  // namespace mlnet::roce
