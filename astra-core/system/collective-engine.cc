@@ -1,5 +1,7 @@
 #include "collective-engine.h"
 
+#include "workload/rank-trace-reader.h"
+
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -665,23 +667,7 @@ const CollectiveEngine::CustomGraph& CollectiveEngine::customGraph(const RankTra
     auto [it, inserted] = m_customGraphs.try_emplace(&graph);
     if (inserted) {
         CustomGraph& g = it->second;
-        const std::size_t n = graph.nodes.size();
-        g.childBegin.assign(n + 1, 0);
-        for (NodeIndex i = 0; i < n; ++i) {
-            for (const NodeIndex* p = graph.parentsBegin(i); p != graph.parentsEnd(i); ++p) {
-                ++g.childBegin[*p + 1];
-            }
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            g.childBegin[i + 1] += g.childBegin[i];
-        }
-        g.children.resize(g.childBegin[n]);
-        std::vector<uint32_t> fill(g.childBegin.begin(), g.childBegin.end() - 1);
-        for (NodeIndex i = 0; i < n; ++i) {
-            for (const NodeIndex* p = graph.parentsBegin(i); p != graph.parentsEnd(i); ++p) {
-                g.children[fill[*p]++] = i;
-            }
-        }
+        g.childBegin = childrenCsr(graph.parentBegin, graph.parents, g.children);
     }
     return it->second;
 }

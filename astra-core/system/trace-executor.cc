@@ -1,5 +1,7 @@
 #include "trace-executor.h"
 
+#include "workload/rank-trace-reader.h"
+
 #include <algorithm>
 #include <functional>
 #include <sstream>
@@ -34,23 +36,10 @@ TraceExecutor::TraceExecutor(const TraceSet& traces, NetworkApi& network, Collec
         const std::size_t n = trace.nodes.size();
         state.pendingParents.resize(n);
         state.inFlight.assign(n, false);
-        state.childBegin.assign(n + 1, 0);
         for (NodeIndex i = 0; i < n; ++i) {
             state.pendingParents[i] = static_cast<uint32_t>(trace.parentCount(i));
-            for (const NodeIndex* p = trace.parentsBegin(i); p != trace.parentsEnd(i); ++p) {
-                ++state.childBegin[*p + 1];
-            }
         }
-        for (std::size_t i = 0; i < n; ++i) {
-            state.childBegin[i + 1] += state.childBegin[i];
-        }
-        state.children.resize(state.childBegin[n]);
-        std::vector<uint32_t> fill(state.childBegin.begin(), state.childBegin.end() - 1);
-        for (NodeIndex i = 0; i < n; ++i) {
-            for (const NodeIndex* p = trace.parentsBegin(i); p != trace.parentsEnd(i); ++p) {
-                state.children[fill[*p]++] = i;
-            }
-        }
+        state.childBegin = childrenCsr(trace.parentBegin, trace.parents, state.children);
         state.remaining = n;
     }
 }

@@ -3,39 +3,21 @@
 // as JSON. Exit status: 0 finished, 1 usage error, 2 invalid input, 3 the simulation could not finish
 // (reported).
 #include <google/protobuf/stubs/logging.h>
-#include <unistd.h>
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "network/network-config.h"
 #include "system/simulation.h"
+#include "workload/atomic-file.h"
 #include "workload/trace-set.h"
 
 namespace po = boost::program_options;
 using namespace mlnet;
 
 namespace {
-
-// The report appears complete or not at all.
-bool writeAtomically(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!(out << text) || !out.flush()) {
-            std::remove(tmp.c_str());
-            return false;
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
-}
 
 std::string reportJson(const SimulationOutcome& o, const std::string& model) {
     nlohmann::ordered_json j;
@@ -198,8 +180,8 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(outcome.endNs),
                 static_cast<unsigned long long>(outcome.events),
                 static_cast<unsigned long long>(outcome.messages), outcome.wallSeconds);
-    if (!report.empty() && !writeAtomically(report, reportJson(outcome, model))) {
-        std::cerr << "mlnet-analytical: cannot write the report " << report << "\n";
+    if (!report.empty() && !writeFileAtomically(report, reportJson(outcome, model), diag)) {
+        std::cerr << "mlnet-analytical: cannot write the report: " << diag.firstError() << "\n";
         return 2;
     }
     if (!outcome.completed) {

@@ -69,26 +69,6 @@ bool hasUnknownField(const google::protobuf::Message& message, int number) {
     return false;
 }
 
-std::vector<uint32_t> childrenCsr(const std::vector<uint32_t>& begin, const std::vector<NodeIndex>& parents,
-                                  std::vector<NodeIndex>& children) {
-    const std::size_t n = begin.size() - 1;
-    std::vector<uint32_t> childBegin(n + 1, 0);
-    for (NodeIndex p : parents) {
-        ++childBegin[p + 1];
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-        childBegin[i + 1] += childBegin[i];
-    }
-    children.assign(parents.size(), 0);
-    std::vector<uint32_t> fill(childBegin.begin(), childBegin.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) {
-        for (uint32_t k = begin[i]; k < begin[i + 1]; ++k) {
-            children[fill[parents[k]]++] = static_cast<NodeIndex>(i);
-        }
-    }
-    return childBegin;
-}
-
 std::string describeCycle(const RankTrace& trace, const std::vector<NodeIndex>& cycle) {
     std::string text;
     const std::size_t shown = std::min<std::size_t>(cycle.size(), 8);
@@ -228,6 +208,26 @@ void buildGraph(RankTrace& trace, const RawDeps& raw, const TraceReadOptions& op
 }
 
 }  // namespace
+
+std::vector<uint32_t> childrenCsr(const std::vector<uint32_t>& begin, const std::vector<NodeIndex>& parents,
+                                  std::vector<NodeIndex>& children) {
+    const std::size_t n = begin.empty() ? 0 : begin.size() - 1;
+    std::vector<uint32_t> childBegin(n + 1, 0);
+    for (NodeIndex p : parents) {
+        ++childBegin[p + 1];
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        childBegin[i + 1] += childBegin[i];
+    }
+    children.assign(parents.size(), 0);
+    std::vector<uint32_t> fill(childBegin.begin(), childBegin.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (uint32_t k = begin[i]; k < begin[i + 1]; ++k) {
+            children[fill[parents[k]]++] = static_cast<NodeIndex>(i);
+        }
+    }
+    return childBegin;
+}
 
 std::vector<NodeIndex> findDependencyCycle(const std::vector<uint32_t>& begin,
                                            const std::vector<NodeIndex>& parents) {

@@ -22,6 +22,10 @@ RankTrace readRankTrace(const std::string& path, Rank rank, uint32_t numRanks,
 RankTrace readRankTraceFromBuffer(std::vector<uint8_t> bytes, const std::string& label, Rank rank,
                                   uint32_t numRanks, const TraceReadOptions& options, Diagnostics& diag);
 
+// Children of every node of a CSR parent graph: children of i are children[result[i] .. result[i + 1]).
+std::vector<uint32_t> childrenCsr(const std::vector<uint32_t>& begin, const std::vector<NodeIndex>& parents,
+                                  std::vector<NodeIndex>& children);
+
 // Nodes on one dependency cycle of the graph given in CSR form (parents of i are
 // parents[begin[i]..begin[i+1])), in cycle order; empty when the graph is acyclic.
 std::vector<NodeIndex> findDependencyCycle(const std::vector<uint32_t>& begin,

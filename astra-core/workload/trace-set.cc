@@ -199,15 +199,12 @@ std::string rankTracePath(const std::string& prefix, Rank rank) {
 std::vector<NodeIndex> issueOrder(const RankTrace& trace) {
     const std::size_t n = trace.nodes.size();
     std::vector<uint32_t> pending(n);
-    std::vector<std::vector<NodeIndex>> children(n);
+    std::vector<NodeIndex> children;
+    const std::vector<uint32_t> childBegin = childrenCsr(trace.parentBegin, trace.parents, children);
     using Entry = std::pair<uint64_t, NodeIndex>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (std::size_t i = 0; i < n; ++i) {
         pending[i] = static_cast<uint32_t>(trace.parentCount(static_cast<NodeIndex>(i)));
-        for (const NodeIndex* p = trace.parentsBegin(static_cast<NodeIndex>(i));
-             p != trace.parentsEnd(static_cast<NodeIndex>(i)); ++p) {
-            children[*p].push_back(static_cast<NodeIndex>(i));
-        }
         if (pending[i] == 0) {
             ready.push({trace.nodes[i].id, static_cast<NodeIndex>(i)});
         }
@@ -218,7 +215,8 @@ std::vector<NodeIndex> issueOrder(const RankTrace& trace) {
         NodeIndex v = ready.top().second;
         ready.pop();
         order.push_back(v);
-        for (NodeIndex c : children[v]) {
+        for (uint32_t k = childBegin[v]; k < childBegin[v + 1]; ++k) {
+            const NodeIndex c = children[k];
             if (--pending[c] == 0) {
                 ready.push({trace.nodes[c].id, c});
             }

@@ -1,13 +1,12 @@
 #include "trace-writer.h"
 
+#include "atomic-file.h"
+
 #define ZLIB_CONST
-#include <fcntl.h>
-#include <unistd.h>
 #include <zlib.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -89,38 +88,10 @@ std::string gzipCompress(const std::string& data) {
     return out;
 }
 
-[[noreturn]] void throwIoError(const std::string& path, const std::string& action) {
-    throw std::runtime_error("cannot write trace file '" + path + "': " + action + ": " +
-                             std::strerror(errno));
-}
-
 void writeAtomically(const std::string& path, const std::string& bytes) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        throwIoError(path, "creating '" + tmp + "'");
-    }
-    std::size_t written = 0;
-    while (written < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            const int savedErrno = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            errno = savedErrno;
-            throwIoError(path, "writing '" + tmp + "'");
-        }
-        written += static_cast<std::size_t>(n);
-    }
-    // close() reports deferred write errors (e.g. quota on network file systems), so it must be checked.
-    if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int savedErrno = errno;
-        ::unlink(tmp.c_str());
-        errno = savedErrno;
-        throwIoError(path, "finishing '" + tmp + "'");
+    Diagnostics diag;
+    if (!writeFileAtomically(path, bytes, diag)) {
+        throw std::runtime_error("cannot write trace file: " + diag.firstError());
     }
 }
 

@@ -1,16 +1,12 @@
 #include "result-writers.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include "workload/atomic-file.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <string_view>
 
@@ -24,82 +20,6 @@ constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
 uint64_t saturate(U128 v) {
     return v > kU64Max ? kU64Max : static_cast<uint64_t>(v);
 }
-
-// A file that appears at its final path only when commit() succeeds. The temporary name is unique per process
-// and call, in the target's directory so that rename() stays on one file system and is atomic.
-class AtomicFile {
-public:
-    AtomicFile(const std::string& path, Diagnostics& diag) : m_path(path), m_diag(diag) {
-        static std::atomic<uint64_t> counter{0};
-        m_tmpPath = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-        m_fd = ::open(m_tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        m_created = m_fd >= 0;
-        if (!m_created) {
-            fail("cannot create the temporary file '" + m_tmpPath + "'");
-        }
-    }
-    AtomicFile(const AtomicFile&) = delete;
-    AtomicFile& operator=(const AtomicFile&) = delete;
-    ~AtomicFile() {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-        if (m_created && !m_committed) {
-            ::unlink(m_tmpPath.c_str());
-        }
-    }
-
-    bool ok() const { return m_fd >= 0 && !m_failed; }
-
-    bool write(std::string_view bytes) {
-        while (ok() && !bytes.empty()) {
-            const ssize_t n = ::write(m_fd, bytes.data(), bytes.size());
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n <= 0) {
-                return fail("cannot write");
-            }
-            bytes.remove_prefix(static_cast<std::size_t>(n));
-        }
-        return ok();
-    }
-
-    bool commit() {
-        if (!ok()) {
-            return false;
-        }
-        // fsync before rename: otherwise a crash can leave the new name pointing at an empty file.
-        if (::fsync(m_fd) != 0) {
-            return fail("cannot flush");
-        }
-        const int fd = m_fd;
-        m_fd = -1;
-        if (::close(fd) != 0) {
-            return fail("cannot close");
-        }
-        if (::rename(m_tmpPath.c_str(), m_path.c_str()) != 0) {
-            return fail("cannot rename '" + m_tmpPath + "' to it");
-        }
-        m_committed = true;
-        return true;
-    }
-
-private:
-    bool fail(const std::string& what) {
-        m_diag.error(m_path + ": " + what + ": " + std::strerror(errno));
-        m_failed = true;
-        return false;
-    }
-
-    std::string m_path;
-    std::string m_tmpPath;
-    Diagnostics& m_diag;
-    int m_fd = -1;
-    bool m_created = false;
-    bool m_failed = false;
-    bool m_committed = false;
-};
 
 // Formats records in 1 MiB batches so that millions of PFC events need no second full copy in memory.
 template <typename Record, typename Format>
@@ -149,11 +69,6 @@ bool FctWriter::write(const std::string& path, Diagnostics& diag) const {
 
 bool PfcWriter::write(const std::string& path, Diagnostics& diag) const {
     return writeRecords(path, m_records, formatPfcLine, diag);
-}
-
-bool writeFileAtomically(const std::string& path, const std::string& bytes, Diagnostics& diag) {
-    AtomicFile file(path, diag);
-    return file.write(bytes) && file.commit();
 }
 
 bool writeJsonAtomically(const std::string& path, const std::string& jsonText, Diagnostics& diag) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "workload/atomic-file.h"
 #include "workload/diagnostics.h"
 
 namespace mlnet::roce {
@@ -60,10 +61,6 @@ public:
 private:
     std::vector<PfcRecord> m_records;
 };
-
-// Writes bytes to path through a temporary file in the same directory and a rename; on failure the temporary
-// is removed, path is untouched, and an error naming path and the system's reason goes to diag.
-bool writeFileAtomically(const std::string& path, const std::string& bytes, Diagnostics& diag);
 
 // As writeFileAtomically, for JSON summaries: the text must parse as JSON (an error otherwise, and nothing is
 // written), and a final newline is added when missing.
