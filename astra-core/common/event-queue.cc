@@ -9,12 +9,8 @@ void EventQueue::push(TimeNs time, Callback callback) {
     std::push_heap(m_heap.begin(), m_heap.end(), later);
 }
 
-void EventQueue::run(TimeNs untilNs) {
-    m_stopped = false;
-    while (!m_heap.empty() && !m_stopped) {
-        if (m_heap.front().time > untilNs) {
-            break;
-        }
+void EventQueue::run() {
+    while (!m_heap.empty()) {
         std::pop_heap(m_heap.begin(), m_heap.end(), later);
         Event event = m_heap.back();
         m_heap.pop_back();

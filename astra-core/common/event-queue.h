@@ -18,11 +18,9 @@ public:
     void schedule(TimeNs delayNs, Callback callback) { push(m_now + delayNs, callback); }
     void scheduleAt(TimeNs timeNs, Callback callback) { push(timeNs < m_now ? m_now : timeNs, callback); }
 
-    // Runs events until none is left, stop() is called, or the next event is later than `untilNs`.
-    void run(TimeNs untilNs = UINT64_MAX);
-    void stop() { m_stopped = true; }
+    // Runs events until none is left.
+    void run();
     bool empty() const { return m_heap.empty(); }
-    std::size_t pending() const { return m_heap.size(); }
     uint64_t executed() const { return m_executed; }
 
 private:
@@ -40,7 +38,6 @@ private:
     TimeNs m_now = 0;
     uint64_t m_seq = 0;
     uint64_t m_executed = 0;
-    bool m_stopped = false;
 };
 
 }  // namespace mlnet

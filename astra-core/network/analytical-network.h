@@ -25,7 +25,6 @@ public:
     const MessageMatcher& matcher() const { return m_matcher; }
     uint64_t messagesDelivered() const { return m_delivered; }
     uint64_t bytesDelivered() const { return m_deliveredBytes; }
-    std::size_t messagesInFlight() const { return m_inFlight.size() - m_free.size(); }
 
 protected:
     // Starts moving message `id`; the subclass must call arrived(id) exactly once, from an event (never from

@@ -152,9 +152,10 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
     }
     *c = Collective{rank, 0, static_cast<uint32_t>(m_records.size() - 1), priority, done};
 
+    const uint64_t collectiveTag =
+        kCollectiveTagBit | uint64_t{m_denseGroup.at(node.group)} << 51 | sequence << 22;
     if (const TraceSet* program = m_custom.forType(type)) {
-        startCustom(c, *program, *members,
-                    kCollectiveTagBit | uint64_t{m_denseGroup.at(node.group)} << 51 | sequence << 22);
+        startCustom(c, *program, *members, collectiveTag);
         return;
     }
 
@@ -180,18 +181,30 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
         s->phases = std::move(phases);
         s->phase = 0;
         s->chunkSeq = sequence + i;
-        s->tagBase = kCollectiveTagBit | uint64_t{m_denseGroup.at(node.group)} << 51 | sequence << 22 |
-                     uint64_t{i} << 6;
+        s->tagBase = collectiveTag | uint64_t{i} << 6;
         ++c->streamsLeft;
         enqueue(*s);
     }
     if (c->streamsLeft == 0) {
-        Record& r = m_records[c->record];
-        r.endNs = m_network.now();
-        r.finished = true;
-        m_freeCollectives.push_back(c);
-        m_network.schedule(0, done);
+        m_network.schedule(0, finishCollective(c));
     }
+}
+
+Callback CollectiveEngine::finishCollective(Collective* c) {
+    Record& r = m_records[c->record];
+    r.endNs = m_network.now();
+    r.finished = true;
+    m_freeCollectives.push_back(c);
+    return c->done;
+}
+
+void CollectiveEngine::insertByPriority(Stream& s) {
+    // Behind every waiting stream of equal or higher priority: FIFO among equals.
+    Queue& q = queue(self(s), s.queue);
+    auto pos = std::find_if(q.waiting.begin(), q.waiting.end(), [&](const Stream* other) {
+        return other->collective->priority < s.collective->priority;
+    });
+    q.waiting.insert(pos, &s);
 }
 
 uint32_t CollectiveEngine::queueFor(const Stream& s) const {
@@ -215,11 +228,7 @@ uint32_t CollectiveEngine::queueFor(const Stream& s) const {
 
 void CollectiveEngine::enqueue(Stream& s) {
     s.queue = queueFor(s);
-    Queue& q = queue(self(s), s.queue);
-    auto pos = std::find_if(q.waiting.begin(), q.waiting.end(), [&](const Stream* other) {
-        return other->collective->priority < s.collective->priority;
-    });
-    q.waiting.insert(pos, &s);
+    insertByPriority(s);
     admit(self(s), s.queue);
 }
 
@@ -270,11 +279,7 @@ void CollectiveEngine::phaseDone(Stream& s) {
         // Into the next dimension's queue first, then free the old slot: the order ASTRA-sim notifies its
         // queues.
         s.queue = queueFor(s);
-        Queue& q = queue(rank, s.queue);
-        auto pos = std::find_if(q.waiting.begin(), q.waiting.end(), [&](const Stream* other) {
-            return other->collective->priority < s.collective->priority;
-        });
-        q.waiting.insert(pos, &s);
+        insertByPriority(s);
         admit(rank, oldQueue);
         admit(rank, s.queue);
         return;
@@ -283,12 +288,7 @@ void CollectiveEngine::phaseDone(Stream& s) {
     Collective* c = s.collective;
     m_freeStreams.push_back(&s);
     if (--c->streamsLeft == 0) {
-        Record& r = m_records[c->record];
-        r.endNs = m_network.now();
-        r.finished = true;
-        const Callback done = c->done;
-        m_freeCollectives.push_back(c);
-        done();
+        finishCollective(c)();
     }
 }
 
@@ -732,13 +732,7 @@ void CollectiveEngine::customNodeDone(void* p, uint64_t index) {
             return;
         }
     }
-    Collective* c = run.collective;
-    Record& r = e.m_records[c->record];
-    r.endNs = e.m_network.now();
-    r.finished = true;
-    const Callback finished = c->done;
-    e.m_freeCollectives.push_back(c);
-    finished();
+    e.finishCollective(run.collective)();
 }
 
 std::string CollectiveEngine::describeUnfinished(Rank rank) const {

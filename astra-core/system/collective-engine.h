@@ -111,6 +111,9 @@ private:
     };
 
     // Phase lifecycle and queues.
+    // Records the end of a collective, recycles it and returns its completion callback for the caller to run.
+    Callback finishCollective(Collective* c);
+    void insertByPriority(Stream& s);
     void enqueue(Stream& s);
     void admit(Rank rank, uint32_t queue);
     void startPhase(Stream& s);

@@ -21,10 +21,6 @@ namespace mlnet::roce {
 
 namespace {
 
-TimePs nowPs() {
-    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
-}
-
 std::string gbps(uint64_t bps) {
     std::ostringstream s;
     s << bps / 1e9 << " Gb/s";

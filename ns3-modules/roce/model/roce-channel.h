@@ -30,7 +30,6 @@ public:
     void SetDown();
     void SetUp();
     bool IsUp() const { return m_up; }
-    TimePs DelayPs() const { return m_delayPs; }
     uint64_t Lost() const { return m_lost; }
 
     std::size_t GetNDevices() const override;

@@ -12,13 +12,7 @@ namespace mlnet::roce {
 
 NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
 
-namespace {
-
-TimePs nowPs() {
-    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
-}
-
-}  // namespace
+namespace {}  // namespace
 
 ns3::TypeId RoceNetDevice::GetTypeId() {
     static ns3::TypeId tid =

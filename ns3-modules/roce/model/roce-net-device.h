@@ -64,7 +64,6 @@ public:
     uint64_t TxDataFrames() const { return m_txDataFrames; }
     uint64_t PauseFramesReceived() const { return m_pauseRx; }
     uint64_t PauseFramesSent() const { return m_pauseTx; }
-    bool IsBusy() const { return m_busy; }
 
     // ns3::NetDevice. Frames enter through the owner, so the generic Send path is not used.
     void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }

@@ -17,10 +17,6 @@ namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
-TimePs nowPs() {
-    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
-}
-
 }  // namespace
 
 ns3::TypeId RoceNic::GetTypeId() {
@@ -49,7 +45,7 @@ void RoceNic::Setup(uint32_t host, ns3::Ptr<RoceNetDevice> device, PacketPool* p
     device->Setup(this, 0, pool);
 }
 
-uint32_t RoceNic::AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp, uint8_t priority) {
+uint32_t RoceNic::AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp) {
     uint32_t index;
     if (!m_freeRx.empty()) {
         index = m_freeRx.back();
@@ -64,7 +60,6 @@ uint32_t RoceNic::AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp, uin
     rx.flowId = flowId;
     rx.srcHost = srcHost;
     rx.srcQp = srcQp;
-    rx.priority = priority;
     return index;
 }
 
@@ -96,7 +91,7 @@ uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint64_t sizeByte
     q.cc = m_ccFactory(flow);
     q.ccTimerPs = 0;
     q.done = std::move(done);
-    q.dstQp = (*m_peers)[dstHost]->AllocRx(flowId, m_host, qp, priority);
+    q.dstQp = (*m_peers)[dstHost]->AllocRx(flowId, m_host, qp);
     q.state = QpState::Idle;
     ++m_activeQps;
     if (sizeBytes == 0) {
@@ -144,7 +139,7 @@ void RoceNic::RingRemove(uint32_t qp) {
     }
 }
 
-void RoceNic::Activate(uint32_t qp) {
+void RoceNic::Activate(uint32_t qp, bool kick) {
     QueuePair& q = m_qps[qp];
     if (q.state == QpState::Ready || q.state == QpState::Pacing || q.state == QpState::Free ||
         q.sndNxt >= q.sizeBytes) {
@@ -162,7 +157,9 @@ void RoceNic::Activate(uint32_t qp) {
         return;
     }
     RingInsert(qp);
-    m_device->Kick();
+    if (kick) {
+        m_device->Kick();
+    }
 }
 
 void RoceNic::Reschedule(uint32_t qp) {
@@ -203,7 +200,7 @@ RocePacket* RoceNic::Dequeue(uint32_t, uint8_t pausedMask) {
             continue;  // stale entry: the QP finished or moved on
         }
         q.state = QpState::Idle;
-        Activate(qp);
+        Activate(qp, /*kick=*/false);  // the device is asking us already
     }
     for (int k = 0; k < kNumPriorities; ++k) {
         const int priority = (m_lastPriority + 1 + k) % kNumPriorities;
@@ -217,7 +214,7 @@ RocePacket* RoceNic::Dequeue(uint32_t, uint8_t pausedMask) {
                 // Its rate dropped since it joined the ring: wait in the pacing heap instead.
                 RingRemove(qp);
                 q.state = QpState::Idle;
-                Activate(qp);
+                Activate(qp, /*kick=*/false);  // the device is asking us already
                 continue;
             }
             m_ringHead[priority] = q.next;  // round robin: the next QP goes first next time

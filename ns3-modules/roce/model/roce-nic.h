@@ -103,7 +103,6 @@ private:
         bool active = false;
         uint64_t flowId = 0;
         uint32_t srcHost = 0, srcQp = 0;
-        uint8_t priority = 3;
         uint64_t expected = 0;
         uint64_t unacked = 0;
         bool ceSinceAck = false;
@@ -113,14 +112,16 @@ private:
         bool cnpSent = false;
     };
 
-    uint32_t AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp, uint8_t priority);
+    uint32_t AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp);
     void FreeRx(uint32_t rx);
     void OnData(RocePacket* p);
     void OnAck(RocePacket* p);
     void OnCnp(RocePacket* p);
     void SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data);
     RocePacket* BuildData(uint32_t qp);
-    void Activate(uint32_t qp);
+    // Makes the QP eligible (ring, pacing heap or parked); `kick` asks the device to send, which callers
+    // inside Dequeue must not do.
+    void Activate(uint32_t qp, bool kick = true);
     void RingInsert(uint32_t qp);
     void RingRemove(uint32_t qp);
     void Reschedule(uint32_t qp);

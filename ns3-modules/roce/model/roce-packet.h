@@ -90,17 +90,13 @@ public:
         p->ecnEcho = false;
         p->lastOfMessage = false;
         p->id = ++m_issued;
-        ++m_live;
         return p;
     }
     void release(RocePacket* p) {
         p->next = m_free;
         m_free = p;
-        --m_live;
     }
-    uint64_t live() const { return m_live; }
     uint64_t issued() const { return m_issued; }
-    bool withInt() const { return m_withInt; }
     ~PacketPool() {
         for (RocePacket* b : m_blocks) {
             delete[] b;
@@ -118,7 +114,6 @@ private:
     std::size_t m_nextInBlock = kBlockPackets;
     RocePacket* m_free = nullptr;
     uint64_t m_issued = 0;
-    uint64_t m_live = 0;
 };
 
 // FIFO of packets through their intrusive links.
@@ -126,8 +121,6 @@ class PacketQueue {
 public:
     bool empty() const { return m_head == nullptr; }
     RocePacket* front() const { return m_head; }
-    uint64_t bytes() const { return m_bytes; }
-    uint32_t size() const { return m_count; }
     void push(RocePacket* p) {
         p->next = nullptr;
         if (m_tail) {
@@ -136,8 +129,6 @@ public:
             m_head = p;
         }
         m_tail = p;
-        m_bytes += p->frameBytes;
-        ++m_count;
     }
     RocePacket* pop() {
         RocePacket* p = m_head;
@@ -146,16 +137,12 @@ public:
             m_tail = nullptr;
         }
         p->next = nullptr;
-        m_bytes -= p->frameBytes;
-        --m_count;
         return p;
     }
 
 private:
     RocePacket* m_head = nullptr;
     RocePacket* m_tail = nullptr;
-    uint64_t m_bytes = 0;
-    uint32_t m_count = 0;
 };
 
 }  // namespace mlnet::roce

@@ -11,10 +11,6 @@ NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 
 namespace {
 
-TimePs nowPs() {
-    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
-}
-
 uint64_t mix(uint64_t x) {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
@@ -91,7 +87,9 @@ void RoceSwitch::Receive(uint32_t port, RocePacket* packet) {
     }
     Port& egress = m_ports[out];
     egress.queues[q].push(packet);
-    IntegrateQueue(egress);
+    if (m_settings.intEnabled) {
+        IntegrateQueue(egress);  // only INT reads the queue integral
+    }
     egress.queuedBytes += packet->frameBytes;
     egress.maxQueueBytes = std::max(egress.maxQueueBytes, egress.queuedBytes);
     Sample(out);
@@ -163,7 +161,9 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
         return nullptr;
     }
     RocePacket* packet = port.queues[q].pop();
-    IntegrateQueue(port);
+    if (m_settings.intEnabled) {
+        IntegrateQueue(port);
+    }
     port.queuedBytes -= packet->frameBytes;
     Sample(portIndex);
     m_mmu->release(packet->ingressPort, static_cast<uint8_t>(q), portIndex, packet->frameBytes);

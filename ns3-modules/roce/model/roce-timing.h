@@ -5,10 +5,17 @@
 
 #include <cstdint>
 
+#include "ns3/simulator.h"
+
 #include "roce-packet.h"
 #include "wire-format.h"
 
 namespace mlnet::roce {
+
+// The simulator clock in the model's unit.
+inline TimePs nowPs() {
+    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
+}
 
 // bits x 10^12 overflows 64 bits for long pauses; GCC's 128-bit integers keep the arithmetic exact.
 __extension__ typedef unsigned __int128 Uint128;
