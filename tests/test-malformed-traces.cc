@@ -479,7 +479,8 @@ TEST_F(CrossRank, CommGroupFileErrors) {
         const char* json;
         const char* expected;
     } cases[] = {
-        {"{\"1\": [0, 1]", "invalid JSON"},
+        {"{\"1\": [0, 1]", "line 1: malformed JSON"},
+        {"{\"1\": [0],\n\"1\": [1]}", "line 2: key '1' appears more than once"},
         {"[0, 1]", "expected a JSON object"},
         {"{\"x\": [0]}", "group \"x\": key is not a decimal group id"},
         {"{\"0\": [0]}", "id 0 is reserved for the world group"},

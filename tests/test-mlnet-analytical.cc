@@ -106,6 +106,18 @@ TEST_F(MlnetAnalytical, UnknownSystemKeyIsAnError) {
     EXPECT_THAT(r.err, HasSubstr("system.json: unknown key 'active-chunks-per-dimensoin'"));
 }
 
+TEST_F(MlnetAnalytical, RepeatedSystemKeyIsAnError) {
+    // nlohmann alone would keep the last value and run with 2 splits; the user wrote two different values.
+    writeFileBytes(m_dir + "/system.json",
+                   "{\"preferred-dataset-splits\": 4,\n\"all-reduce-implementation\": [\"ring\", \"ring\"],\n"
+                   "\"preferred-dataset-splits\": 2}");
+    CliRun r = cli("--workload-configuration=" + m_dir + "/ar --system-configuration=" + m_dir +
+                   "/system.json --network-configuration=" + kScenario + "network-4x2.yml");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err,
+                HasSubstr("system.json: line 3: key 'preferred-dataset-splits' appears more than once"));
+}
+
 TEST_F(MlnetAnalytical, ReportIsWrittenWholeOrNotAtAll) {
     CliRun r = cli(configs(m_dir + "/ar") + " --report=" + m_dir + "/no/such/dir/report.json");
     EXPECT_EQ(r.status, 2);

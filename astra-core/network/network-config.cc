@@ -108,16 +108,8 @@ bool readJson(const std::string& path, const std::string& text, std::vector<Fiel
               Diagnostics& diag) {
     using nlohmann::json;
     json doc;
-    std::vector<std::string> repeated;
-    if (!parseJsonText(text, path, doc, repeated, diag)) {
-        return false;
-    }
-    if (!doc.is_object()) {
-        diag.error(path + ": expected a JSON object with keys topology, npus_count, bandwidth and latency");
-        return false;
-    }
-    if (!repeated.empty()) {
-        diag.error(path + ": key '" + repeated.front() + "' appears more than once");
+    if (!parseJsonObject(text, path, "a JSON object with keys topology, npus_count, bandwidth and latency",
+                         doc, diag)) {
         return false;
     }
     bool ok = true;

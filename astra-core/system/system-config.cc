@@ -1,31 +1,16 @@
 #include "system-config.h"
+#include "workload/json-text.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 namespace mlnet {
 
 namespace {
 
 using nlohmann::json;
-
-bool parseJson(const std::string& text, const std::string& path, json& doc, Diagnostics& diag) {
-    try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        diag.error(path + ": invalid JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
-        return false;
-    }
-    if (!doc.is_object()) {
-        diag.error(path + ": expected a JSON object");
-        return false;
-    }
-    return true;
-}
 
 class KeyReader {
 public:
@@ -178,7 +163,7 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
     SystemConfig c;
     c.path = path;
     json doc;
-    if (!parseJson(text, path, doc, diag)) {
+    if (!parseJsonObject(text, path, "a JSON object of system-configuration keys", doc, diag)) {
         return c;
     }
     static const char* const kKnown[] = {
@@ -257,7 +242,8 @@ RemoteMemoryConfig loadRemoteMemoryConfig(const std::string& path, Diagnostics& 
     RemoteMemoryConfig c;
     std::string text;
     json doc;
-    if (!readTextFile(path, text, diag, "configuration") || !parseJson(text, path, doc, diag)) {
+    if (!readTextFile(path, text, diag, "configuration") ||
+        !parseJsonObject(text, path, "a JSON object of remote-memory keys", doc, diag)) {
         return c;
     }
     for (auto it = doc.begin(); it != doc.end(); ++it) {

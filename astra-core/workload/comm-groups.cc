@@ -1,10 +1,10 @@
 #include "comm-groups.h"
+#include "json-text.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <numeric>
 
 namespace mlnet {
@@ -39,20 +39,11 @@ bool CommGroups::checkMembers(std::vector<Rank>& ranks, const std::string& where
 }
 
 bool CommGroups::loadJson(const std::string& path, Diagnostics& diag) {
-    std::ifstream in(path);
-    if (!in) {
-        diag.error(path + ": cannot open comm-group configuration");
-        return false;
-    }
+    std::string text;
     nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        diag.error(path + ": invalid JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
-        return false;
-    }
-    if (!doc.is_object()) {
-        diag.error(path + ": expected a JSON object mapping group ids to rank lists, e.g. {\"1\": [0, 1]}");
+    if (!readTextFile(path, text, diag, "comm-group configuration") ||
+        !parseJsonObject(text, path, "a JSON object mapping group ids to rank lists, e.g. {\"1\": [0, 1]}",
+                         doc, diag)) {
         return false;
     }
     bool ok = true;

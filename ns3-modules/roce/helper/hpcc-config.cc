@@ -718,21 +718,6 @@ std::vector<Entry> readTextEntries(const std::string& text) {
     return entries;
 }
 
-// nlohmann's parser keeps no positions; a top-level key is found as the first `"KEY"` followed by a colon.
-int lineOfJsonKey(const std::string& text, const std::string& key) {
-    const std::string quoted = "\"" + key + "\"";
-    for (std::size_t pos = text.find(quoted); pos != std::string::npos; pos = text.find(quoted, pos + 1)) {
-        std::size_t after = pos + quoted.size();
-        while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) {
-            ++after;
-        }
-        if (after < text.size() && text[after] == ':') {
-            return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
-        }
-    }
-    return 0;
-}
-
 // A JSON scalar as the token config.txt would hold; false for null, objects and arrays.
 bool jsonToken(const nlohmann::json& v, std::string& out) {
     if (v.is_boolean()) {
@@ -868,20 +853,9 @@ HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
     if (!readTextFile(path, text, diag, "HPCC configuration (JSON)")) {
         return config;
     }
-    std::vector<std::string> repeated;
     json doc;
-    if (!parseJsonText(text, path, doc, repeated, diag)) {
-        return config;
-    }
-    if (!doc.is_object()) {
-        diag.error(path + ": expected a JSON object whose keys are config.txt keys, e.g. {\"CC_MODE\": 1}");
-        return config;
-    }
-    for (const std::string& key : repeated) {
-        diag.error(atLine(path, lineOfJsonKey(text, key)) + ": key '" + key +
-                   "' appears more than once; expected each key once");
-    }
-    if (!repeated.empty()) {
+    if (!parseJsonObject(text, path, "a JSON object whose keys are config.txt keys, e.g. {\"CC_MODE\": 1}",
+                         doc, diag)) {
         return config;
     }
     Builder builder(path, config, diag);
