@@ -409,14 +409,18 @@ void RoceNic::OnCnp(RocePacket* p) {
 }
 
 void RoceNic::ArmRtoScan() {
-    if (!m_rtoScan.IsRunning()) {
+    // Called for every data packet, so the armed state is a flag rather than an EventId query into the
+    // simulator.
+    if (!m_rtoScanArmed) {
         // One timer per NIC instead of one per QP: thousands of concurrent QPs would otherwise keep thousands
         // of far-future events in the scheduler. A timeout is detected within a quarter RTO of its deadline.
-        m_rtoScan = ns3::Simulator::Schedule(ns3::PicoSeconds(m_settings.rtoPs / 4), &RoceNic::RtoScan, this);
+        m_rtoScanArmed = true;
+        ns3::Simulator::Schedule(ns3::PicoSeconds(m_settings.rtoPs / 4), &RoceNic::RtoScan, this);
     }
 }
 
 void RoceNic::RtoScan() {
+    m_rtoScanArmed = false;
     const TimePs now = nowPs();
     bool outstanding = false;
     for (uint32_t qp = 0; qp < m_qps.size(); ++qp) {

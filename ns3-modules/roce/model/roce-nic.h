@@ -151,7 +151,7 @@ private:
     PacketQueue m_control;
     TimePs m_wakeAtPs = 0;
     ns3::EventId m_wake;
-    ns3::EventId m_rtoScan;
+    bool m_rtoScanArmed = false;
     uint64_t m_activeQps = 0;
     uint64_t m_deliveredBytes = 0;
     uint64_t m_timeouts = 0;

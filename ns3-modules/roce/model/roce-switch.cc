@@ -181,8 +181,8 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
             NS_ABORT_MSG_IF(packet->intHops >= kMaxIntHops,
                             "INT stack full: path longer than " << kMaxIntHops << " switch hops");
             packet->hops[packet->intHops++] =
-                IntHop{static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds()), port.txBytes,
-                       port.queuedBytes, port.device->RateBps(), static_cast<uint64_t>(port.queueByteNs)};
+                IntHop{static_cast<uint64_t>(nowPs() / 1000), port.txBytes, port.queuedBytes,
+                       port.device->RateBps(), static_cast<uint64_t>(port.queueByteNs)};
         }
     }
     port.txBytes += packet->frameBytes;
