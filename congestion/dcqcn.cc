@@ -50,6 +50,7 @@ DcqcnParams dcqcnPaper(uint64_t lineRateBps) {
     DcqcnParams p;
     p.additiveIncreaseBps = lineRateBps / 1'000;
     p.hyperIncreaseBps = lineRateBps / 100;
+    p.ackEcnIsCnp = false;  // the paper's notification point sends real CNPs
     return p;
 }
 

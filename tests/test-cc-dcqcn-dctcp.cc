@@ -534,6 +534,7 @@ TEST(CcPresets, DcqcnPaperIsTheSigcommConfiguration) {
     EXPECT_EQ(p.hyperIncreaseBps, 400'000'000u);
     EXPECT_FALSE(p.clampTargetRate);
     EXPECT_EQ(p.rateOnFirstCnp, 1.0);
+    EXPECT_FALSE(p.ackEcnIsCnp);
     EXPECT_EQ(dcqcnPaper(kLine).additiveIncreaseBps, 100'000'000u);
 }
 

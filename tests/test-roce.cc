@@ -270,7 +270,11 @@ TEST(RoceNetwork, PcapDecodesAsRoceAndPfcInTshark) {
 #include "ns3/uinteger.h"
 
 #include "cc-selection.h"
+#include "dcqcn.h"
+#include "dctcp.h"
+#include "hpcc.h"
 #include "roce-cc-config.h"
+#include "timely.h"
 
 namespace mlnet::roce {
 namespace {
@@ -306,6 +310,34 @@ TEST(RoceCcConfig, AttributesDefaultToTheStructsAndOverrideThem) {
 
 namespace mlnet::roce {
 namespace {
+
+TEST(CcSelection, EveryPresetBuildsTheNamedAlgorithm) {
+    cc::FlowParams flow;
+    flow.lineRateBps = 100'000'000'000ull;
+    flow.baseRttNs = 10'000;
+    flow.bdpBytes = 125'000;
+    for (const char* preset : {"config", "paper", "hpcc-paper", "attributes"}) {
+        SCOPED_TRACE(preset);
+        Diagnostics diag;
+        const CcSelection dcqcn = selectCongestionControl(HpccConfig{}, "dcqcn", preset, diag);
+        const CcSelection hpcc = selectCongestionControl(HpccConfig{}, "hpcc", preset, diag);
+        const CcSelection timely = selectCongestionControl(HpccConfig{}, "timely", preset, diag);
+        const CcSelection dctcp = selectCongestionControl(HpccConfig{}, "dctcp", preset, diag);
+        ASSERT_FALSE(diag.hasErrors()) << diag.firstError();
+        EXPECT_NE(dynamic_cast<cc::Dcqcn*>(dcqcn.factory(flow).get()), nullptr);
+        EXPECT_NE(dynamic_cast<cc::Hpcc*>(hpcc.factory(flow).get()), nullptr);
+        EXPECT_NE(dynamic_cast<cc::Timely*>(timely.factory(flow).get()), nullptr);
+        EXPECT_NE(dynamic_cast<cc::Dctcp*>(dctcp.factory(flow).get()), nullptr);
+        // Only the DCQCN paper's notification point sends real CNPs; everything else echoes ECN on ACKs.
+        EXPECT_EQ(dcqcn.ecnEchoOnAck, std::string(preset) != "paper");
+        EXPECT_TRUE(hpcc.intEnabled);
+        EXPECT_FALSE(timely.intEnabled);
+    }
+    Diagnostics diag;
+    selectCongestionControl(HpccConfig{}, "dcqcn", "papers", diag);
+    EXPECT_THAT(diag.firstError(),
+                HasSubstr("--cc-preset must be config, paper, hpcc-paper or attributes, not 'papers'"));
+}
 
 TEST(RoceNetwork, QueueSamplesStayInsideTheMonitorWindow) {
     Diagnostics diag;

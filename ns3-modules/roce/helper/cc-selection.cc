@@ -1,6 +1,7 @@
 #include "cc-selection.h"
 
 #include <memory>
+#include <utility>
 
 #include "dcqcn.h"
 #include "dctcp.h"
@@ -61,10 +62,46 @@ cc::DctcpParams dctcpFromConfig(const HpccConfig& c) {
     return p;
 }
 
+enum class Preset { Config, Paper, HpccPaper, Attributes };
+
+bool parsePreset(const std::string& name, Preset& preset) {
+    static const std::pair<const char*, Preset> kNames[] = {{"config", Preset::Config},
+                                                            {"paper", Preset::Paper},
+                                                            {"hpcc-paper", Preset::HpccPaper},
+                                                            {"attributes", Preset::Attributes}};
+    for (const auto& [n, p] : kNames) {
+        if (name == n) {
+            preset = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+// One factory shape for every algorithm: the preset picks where a flow's parameters come from; the two paper
+// presets may depend on the flow's line rate.
+template <typename Algorithm, typename Params, typename PaperFn, typename HpccPaperFn>
+RoceNic::CcFactory presetFactory(Preset preset, const Params& fromConfig, const Params& fromAttributes,
+                                 PaperFn paper, HpccPaperFn hpccPaper) {
+    return [=](const cc::FlowParams& flow) {
+        switch (preset) {
+            case Preset::Paper:
+                return std::make_unique<Algorithm>(flow, paper(flow.lineRateBps));
+            case Preset::HpccPaper:
+                return std::make_unique<Algorithm>(flow, hpccPaper(flow.lineRateBps));
+            case Preset::Attributes:
+                return std::make_unique<Algorithm>(flow, fromAttributes);
+            case Preset::Config:
+                break;
+        }
+        return std::make_unique<Algorithm>(flow, fromConfig);
+    };
+}
+
 }  // namespace
 
 CcSelection selectCongestionControl(const HpccConfig& config, const std::string& algorithm,
-                                    const std::string& preset, Diagnostics& diag) {
+                                    const std::string& presetName, Diagnostics& diag) {
     CcSelection s;
     std::string name = algorithm;
     if (name.empty()) {
@@ -89,8 +126,9 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
                 break;
         }
     }
-    if (preset != "config" && preset != "paper" && preset != "hpcc-paper" && preset != "attributes") {
-        diag.error("--cc-preset must be config, paper, hpcc-paper or attributes, not '" + preset + "'");
+    Preset preset = Preset::Config;
+    if (!parsePreset(presetName, preset)) {
+        diag.error("--cc-preset must be config, paper, hpcc-paper or attributes, not '" + presetName + "'");
         return s;
     }
     // The attribute values at selection time (Config::SetDefault / --mlnet::roce::RoceCcConfig::... options).
@@ -102,50 +140,24 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
             return std::make_unique<cc::NoCongestionControl>(flow, hasWindow ? flow.bdpBytes : 0);
         };
     } else if (name == "dcqcn") {
-        const cc::DcqcnParams fromConfig = dcqcnFromConfig(config);
         // The paper's notification point sends real CNPs (at most one per QP per 50 us); the reference echoes
         // ECN on every ACK instead.
-        s.ecnEchoOnAck = preset != "paper";
-        const cc::DcqcnParams fromAttributes = attributes->Dcqcn();
-        s.factory = [fromConfig, fromAttributes, preset](const cc::FlowParams& flow) {
-            cc::DcqcnParams p = preset == "attributes"   ? fromAttributes
-                                : preset == "paper"      ? cc::dcqcnPaper(flow.lineRateBps)
-                                : preset == "hpcc-paper" ? cc::dcqcnHpccPaper(flow.lineRateBps)
-                                                         : fromConfig;
-            p.ackEcnIsCnp = preset != "paper";
-            return std::make_unique<cc::Dcqcn>(flow, p);
-        };
+        s.ecnEchoOnAck = preset != Preset::Paper;
+        s.factory = presetFactory<cc::Dcqcn>(preset, dcqcnFromConfig(config), attributes->Dcqcn(),
+                                             cc::dcqcnPaper, cc::dcqcnHpccPaper);
     } else if (name == "hpcc") {
         s.intEnabled = true;
-        const cc::HpccParams fromConfig = hpccFromConfig(config);
-        const cc::HpccParams fromAttributes = attributes->Hpcc();
-        s.factory = [fromConfig, fromAttributes, preset](const cc::FlowParams& flow) {
-            const cc::HpccParams p = preset == "attributes"   ? fromAttributes
-                                     : preset == "paper"      ? cc::hpccDefault()
-                                     : preset == "hpcc-paper" ? cc::hpccPaper(flow.lineRateBps)
-                                                              : fromConfig;
-            return std::make_unique<cc::Hpcc>(flow, p);
-        };
+        s.factory = presetFactory<cc::Hpcc>(
+            preset, hpccFromConfig(config), attributes->Hpcc(), [](uint64_t) { return cc::hpccDefault(); },
+            cc::hpccPaper);
     } else if (name == "timely") {
-        const cc::TimelyParams fromConfig = timelyFromConfig(config);
-        const cc::TimelyParams fromAttributes = attributes->Timely();
-        s.factory = [fromConfig, fromAttributes, preset](const cc::FlowParams& flow) {
-            const cc::TimelyParams p = preset == "attributes"   ? fromAttributes
-                                       : preset == "paper"      ? cc::timelyPaper()
-                                       : preset == "hpcc-paper" ? cc::timelyHpccPaper(flow.lineRateBps)
-                                                                : fromConfig;
-            return std::make_unique<cc::Timely>(flow, p);
-        };
+        s.factory = presetFactory<cc::Timely>(
+            preset, timelyFromConfig(config), attributes->Timely(),
+            [](uint64_t) { return cc::timelyPaper(); }, cc::timelyHpccPaper);
     } else if (name == "dctcp") {
-        const cc::DctcpParams fromConfig = dctcpFromConfig(config);
-        const cc::DctcpParams fromAttributes = attributes->Dctcp();
-        s.factory = [fromConfig, fromAttributes, preset](const cc::FlowParams& flow) {
-            const cc::DctcpParams p = preset == "attributes"   ? fromAttributes
-                                      : preset == "paper"      ? cc::dctcpWindow()
-                                      : preset == "hpcc-paper" ? cc::dctcpHpccPaper()
-                                                               : fromConfig;
-            return std::make_unique<cc::Dctcp>(flow, p);
-        };
+        s.factory = presetFactory<cc::Dctcp>(
+            preset, dctcpFromConfig(config), attributes->Dctcp(), [](uint64_t) { return cc::dctcpWindow(); },
+            [](uint64_t) { return cc::dctcpHpccPaper(); });
     } else {
         diag.error("--cc must be none, dcqcn, hpcc, timely or dctcp, not '" + name + "'");
     }

@@ -20,10 +20,10 @@ struct CcSelection {
     bool intEnabled = false;   // data carries INT and ACKs echo it (HPCC)
 };
 
-// `algorithm`: "" (follow CC_MODE), "none", "dcqcn", "hpcc", "timely" or "dctcp". `preset`: "config"
-// (default), "paper" or "hpcc-paper". Bad names go to diag.
+// `algorithm`: "" (follow CC_MODE), "none", "dcqcn", "hpcc", "timely" or "dctcp". `presetName`: "config"
+// (default), "paper", "hpcc-paper" or "attributes" (the RoceCcConfig attribute values). Bad names go to diag.
 CcSelection selectCongestionControl(const HpccConfig& config, const std::string& algorithm,
-                                    const std::string& preset, Diagnostics& diag);
+                                    const std::string& presetName, Diagnostics& diag);
 
 }  // namespace mlnet::roce
 
