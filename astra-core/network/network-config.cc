@@ -1,4 +1,5 @@
 #include "network-config.h"
+#include "workload/decimal.h"
 
 #include "workload/json-text.h"
 
@@ -7,7 +8,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -43,11 +43,6 @@ bool parseNumber(const std::string& text, double& out) {
     char* end = nullptr;
     out = std::strtod(text.c_str(), &end);
     return end == text.c_str() + text.size() && std::isfinite(out);
-}
-
-bool parseUnsigned(const std::string& text, uint64_t& out) {
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
 bool readYaml(const std::string& path, const std::string& text, std::vector<Field>& fields,
@@ -436,8 +431,8 @@ std::optional<Topology> loadHpccTopology(const std::string& path, Diagnostics& d
     auto fail = [&](int line, const std::string& what) { diag.error(atLine(path, line) + ": " + what); };
 
     uint64_t nodes = 0, switches = 0, cables = 0;
-    if (lines.empty() || lines[0].tokens.size() != 3 || !parseUnsigned(lines[0].tokens[0], nodes) ||
-        !parseUnsigned(lines[0].tokens[1], switches) || !parseUnsigned(lines[0].tokens[2], cables)) {
+    if (lines.empty() || lines[0].tokens.size() != 3 || !parseDecimal(lines[0].tokens[0], nodes) ||
+        !parseDecimal(lines[0].tokens[1], switches) || !parseDecimal(lines[0].tokens[2], cables)) {
         fail(lines.empty() ? 0 : lines[0].number,
              "expected the header '<nodes> <switches> <links>' (SimAI's 6-field header is not supported)");
         return std::nullopt;
@@ -462,7 +457,7 @@ std::optional<Topology> loadHpccTopology(const std::string& path, Diagnostics& d
                 fail(line.number, "more than " + std::to_string(switches) + " switch ids");
                 return std::nullopt;
             }
-            if (!parseUnsigned(token, id) || id >= nodes || isSwitch[id]) {
+            if (!parseDecimal(token, id) || id >= nodes || isSwitch[id]) {
                 fail(line.number,
                      "switch id '" + token + "' is not a new node id in 0.." + std::to_string(nodes - 1));
                 return std::nullopt;
@@ -492,7 +487,7 @@ std::optional<Topology> loadHpccTopology(const std::string& path, Diagnostics& d
         if (line.tokens.size() != 5) {
             fail(line.number, "expected '<a> <b> <rate> <delay> <error rate>', found " +
                                   std::to_string(line.tokens.size()) + " fields");
-        } else if (!parseUnsigned(line.tokens[0], a) || !parseUnsigned(line.tokens[1], b) || a >= nodes ||
+        } else if (!parseDecimal(line.tokens[0], a) || !parseDecimal(line.tokens[1], b) || a >= nodes ||
                    b >= nodes || a == b) {
             fail(line.number, "link ends '" + line.tokens[0] + "' '" + line.tokens[1] +
                                   "' must be two different node ids in 0.." + std::to_string(nodes - 1));

@@ -1,11 +1,11 @@
 // mlnet-tracegen: writes a synthetic Chakra trace set (one file per rank) for a named communication pattern.
 // Exit status: 0 success, 1 bad command line, 2 failure while writing.
+#include "workload/decimal.h"
 #include "workload/microbenchmarks.h"
 #include "workload/trace-writer.h"
 
 #include <boost/program_options.hpp>
 
-#include <charconv>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -32,8 +32,7 @@ uint64_t unsignedOption(const po::variables_map& vm, const std::string& name,
     }
     const std::string& text = vm[name].as<std::string>();
     uint64_t value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size() || value > max) {
+    if (!parseDecimal(text, value) || value > max) {
         throw UsageError("--" + name + " expects an integer from 0 to " + std::to_string(max) + ", got '" +
                          text + "'");
     }

@@ -1,10 +1,10 @@
 #include "comm-groups.h"
+#include "decimal.h"
 #include "json-text.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <numeric>
 
 namespace mlnet {
@@ -50,8 +50,7 @@ bool CommGroups::loadJson(const std::string& path, Diagnostics& diag) {
     for (auto& [key, value] : doc.items()) {
         const std::string where = path + ": group \"" + key + "\"";
         GroupId id = 0;
-        auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
-        if (key.empty() || ec != std::errc() || end != key.data() + key.size()) {
+        if (!parseDecimal(key, id)) {
             diag.error(where + ": key is not a decimal group id");
             ok = false;
             continue;

@@ -1,8 +1,8 @@
 #include "node-decoder.h"
+#include "decimal.h"
 
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <limits>
 
 #include "et_def.pb.h"
@@ -63,14 +63,6 @@ IntKind integralValue(const AttributeProto& a, int64_t& s, uint64_t& u) {
         default:
             return IntKind::NotIntegral;
     }
-}
-
-bool parseDecimal(const std::string& text, uint64_t max, uint64_t& value) {
-    if (text.empty()) {
-        return false;
-    }
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return ec == std::errc() && end == text.data() + text.size() && value <= max;
 }
 
 }  // namespace
@@ -166,9 +158,8 @@ bool NodeDecoder::readGroup(GroupId& group) {
                          valueCaseName(*a));
             return false;
         }
-        uint64_t id = 0;
-        if (!a->string_val().empty() &&
-            !parseDecimal(a->string_val(), std::numeric_limits<GroupId>::max(), id)) {
+        GroupId id = 0;
+        if (!a->string_val().empty() && !parseDecimal(a->string_val(), id)) {
             m_diag.error(
                 where(kPgName) + ": '" + a->string_val() +
                 "' is not a decimal communicator id (expected e.g. \"0\" for the world group or \"1\")");
@@ -269,8 +260,8 @@ bool NodeDecoder::decodeProcessGroups(const ChakraProtoMsg::Node& record) {
             ok = false;
             continue;
         }
-        uint64_t id = 0;
-        if (!parseDecimal(entry["pg_name"].get<std::string>(), std::numeric_limits<GroupId>::max(), id)) {
+        GroupId id = 0;
+        if (!parseDecimal(entry["pg_name"].get<std::string>(), id)) {
             m_diag.error(item + ": pg_name '" + entry["pg_name"].get<std::string>() +
                          "' is not a decimal id");
             ok = false;

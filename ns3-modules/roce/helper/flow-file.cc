@@ -1,7 +1,7 @@
 #include "flow-file.h"
+#include "workload/decimal.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -53,15 +53,6 @@ std::vector<Line> tokenize(const std::string& text) {
     return lines;
 }
 
-// Plain non-negative decimal integer.
-bool parseId(std::string_view text, uint64_t& out) {
-    if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        return false;
-    }
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return ec == std::errc() && end == text.data() + text.size();
-}
-
 std::string quoted(std::string_view token) {
     return "'" + std::string(token) + "'";
 }
@@ -103,8 +94,8 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
              "'<nodes> <switches> <links>'");
         return {};
     }
-    if (header.tokens.size() != 3 || !parseId(header.tokens[0], nodes) ||
-        !parseId(header.tokens[1], switches) || !parseId(header.tokens[2], cables)) {
+    if (header.tokens.size() != 3 || !parseDecimal(header.tokens[0], nodes) ||
+        !parseDecimal(header.tokens[1], switches) || !parseDecimal(header.tokens[2], cables)) {
         fail(header.number, "expected the header '<nodes> <switches> <links>' (three integers)");
         return {};
     }
@@ -134,7 +125,7 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
                 fail(line.number, "more than the " + std::to_string(switches) + " switch ids of the header");
                 return {};
             }
-            if (!parseId(token, id) || id >= nodes) {
+            if (!parseDecimal(token, id) || id >= nodes) {
                 fail(line.number,
                      "switch id " + quoted(token) + " is not a node id in 0.." + std::to_string(nodes - 1));
                 return {};
@@ -165,7 +156,7 @@ HpccTopologyFile loadHpccTopologyFile(const std::string& path, Diagnostics& diag
                                   std::to_string(t.size()) + " fields");
             continue;
         }
-        if (!parseId(t[0], a) || !parseId(t[1], b) || a >= nodes || b >= nodes) {
+        if (!parseDecimal(t[0], a) || !parseDecimal(t[1], b) || a >= nodes || b >= nodes) {
             fail(line.number, "link ends " + quoted(t[0]) + " " + quoted(t[1]) + " are not node ids in 0.." +
                                   std::to_string(nodes - 1));
             continue;
@@ -279,7 +270,7 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         diag.error(path + ": empty file; expected the flow count on the first line");
         return {};
     }
-    if (lines[0].tokens.size() != 1 || !parseId(lines[0].tokens[0], count)) {
+    if (lines[0].tokens.size() != 1 || !parseDecimal(lines[0].tokens[0], count)) {
         diag.error(atLine(path, lines[0].number) +
                    ": expected the flow count (one integer >= 0) on the first line");
         return {};
@@ -318,7 +309,7 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         bool endsOk = true;
         for (int e = 0; e < 2; ++e) {
             const char* role = e == 0 ? "source" : "destination";
-            if (!parseId(t[e], ends[e]) || ends[e] >= isHost.size()) {
+            if (!parseDecimal(t[e], ends[e]) || ends[e] >= isHost.size()) {
                 fail(std::string(role) + " " + quoted(t[e]) + " is not a node id of the topology (0.." +
                      std::to_string(isHost.empty() ? 0 : isHost.size() - 1) + ")");
                 endsOk = false;
@@ -333,15 +324,15 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const std::vector<bo
         }
         uint64_t pg = 0, dport = 0, size = 0, startNs = 0;
         bool ok = endsOk;
-        if (!parseId(t[2], pg) || pg > 7) {
+        if (!parseDecimal(t[2], pg) || pg > 7) {
             fail("priority group " + quoted(t[2]) + " is not in 0..7");
             ok = false;
         }
-        if (!parseId(t[3], dport) || dport > 65535) {
+        if (!parseDecimal(t[3], dport) || dport > 65535) {
             fail("destination port " + quoted(t[3]) + " is not in 0..65535");
             ok = false;
         }
-        if (!parseId(t[4], size) || size == 0) {
+        if (!parseDecimal(t[4], size) || size == 0) {
             const bool digits =
                 std::all_of(t[4].begin(), t[4].end(), [](char c) { return c >= '0' && c <= '9'; });
             fail("size " + quoted(t[4]) +
