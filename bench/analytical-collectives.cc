@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/process-usage.h"
+#include "util/process-usage.h"
 #include "network/topology.h"
 #include "system/simulation.h"
 #include "workload/microbenchmarks.h"

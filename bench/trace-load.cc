@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/process-usage.h"
+#include "util/process-usage.h"
 #include "workload/trace-set.h"
 #include "workload/trace-summary.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "et_def.pb.h"
-#include "workload/diagnostics.h"
+#include "util/diagnostics.h"
 #include "workload/rank-trace-reader.h"
 #include "workload/trace-set.h"
 #include "workload/trace-types.h"

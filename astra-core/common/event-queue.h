@@ -7,10 +7,9 @@
 #include <vector>
 
 #include "callback.h"
+#include "util/time.h"
 
 namespace mlnet {
-
-using TimeNs = uint64_t;
 
 class EventQueue {
 public:

@@ -1,7 +1,7 @@
 #include "network-config.h"
-#include "workload/decimal.h"
+#include "util/decimal.h"
 
-#include "workload/json-text.h"
+#include "util/json-text.h"
 
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "network/topology.h"
-#include "workload/diagnostics.h"
+#include "util/diagnostics.h"
 
 namespace mlnet {
 

@@ -1,5 +1,5 @@
 #include "system-config.h"
-#include "workload/json-text.h"
+#include "util/json-text.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "workload/diagnostics.h"
+#include "util/diagnostics.h"
 
 namespace mlnet {
 

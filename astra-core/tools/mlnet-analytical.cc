@@ -11,7 +11,7 @@
 
 #include "network/network-config.h"
 #include "system/simulation.h"
-#include "workload/atomic-file.h"
+#include "util/atomic-file.h"
 #include "workload/trace-set.h"
 
 namespace po = boost::program_options;

@@ -1,6 +1,6 @@
 // mlnet-tracegen: writes a synthetic Chakra trace set (one file per rank) for a named communication pattern.
 // Exit status: 0 success, 1 bad command line, 2 failure while writing.
-#include "workload/decimal.h"
+#include "util/decimal.h"
 #include "workload/microbenchmarks.h"
 #include "workload/trace-writer.h"
 

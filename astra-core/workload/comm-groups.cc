@@ -1,6 +1,6 @@
 #include "comm-groups.h"
-#include "decimal.h"
-#include "json-text.h"
+#include "util/decimal.h"
+#include "util/json-text.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 #include "node-decoder.h"
-#include "decimal.h"
+#include "util/decimal.h"
 
 #include <nlohmann/json.hpp>
 

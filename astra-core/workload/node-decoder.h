@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "diagnostics.h"
+#include "util/diagnostics.h"
 #include "trace-options.h"
 #include "trace-types.h"
 

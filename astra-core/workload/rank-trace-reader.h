@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "diagnostics.h"
+#include "util/diagnostics.h"
 #include "trace-options.h"
 #include "trace-types.h"
 

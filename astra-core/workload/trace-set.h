@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "comm-groups.h"
-#include "diagnostics.h"
+#include "util/diagnostics.h"
 #include "trace-options.h"
 #include "trace-types.h"
 

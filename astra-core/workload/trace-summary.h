@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "diagnostics.h"
+#include "util/diagnostics.h"
 #include "trace-set.h"
 
 namespace mlnet {

@@ -1,6 +1,6 @@
 #include "trace-writer.h"
 
-#include "atomic-file.h"
+#include "util/atomic-file.h"
 
 #define ZLIB_CONST
 #include <zlib.h>

@@ -7,5 +7,5 @@ add_library(mlnet_roce_formats STATIC
 )
 target_include_directories(mlnet_roce_formats PUBLIC ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper)
 target_link_libraries(mlnet_roce_formats
-  PUBLIC mlnet::workload mlnet::network
+  PUBLIC mlnet::util mlnet::network
   PRIVATE mlnet_warnings nlohmann_json::nlohmann_json)

@@ -12,7 +12,7 @@
 #include "ns3/simulator.h"
 
 #include "cc-selection.h"
-#include "common/process-usage.h"
+#include "util/process-usage.h"
 #include "flow-file.h"
 #include "hpcc-config.h"
 #include "result-writers.h"

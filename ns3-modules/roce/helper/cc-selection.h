@@ -9,7 +9,7 @@
 
 #include "hpcc-config.h"
 #include "roce-nic.h"
-#include "workload/diagnostics.h"
+#include "util/diagnostics.h"
 
 namespace mlnet::roce {
 

@@ -1,5 +1,5 @@
 #include "flow-file.h"
-#include "workload/decimal.h"
+#include "util/decimal.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -30,7 +30,8 @@
 #include <string_view>
 
 #include "flow-file.h"
-#include "workload/diagnostics.h"
+#include "util/diagnostics.h"
+#include "util/units.h"
 
 namespace mlnet::roce {
 
@@ -159,33 +160,6 @@ void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile
 
 // dir/path for a relative path; absolute and empty paths unchanged.
 std::string resolvePath(const std::string& path, const std::string& dir);
-
-// --- value syntax shared by the configuration, topology and flow readers ---
-
-enum class NumberStatus {
-    Ok,
-    Rounded,     // had digits below the unit; rounded half-up (only when rounding was allowed)
-    NotANumber,  // not a plain decimal (digits, optional '.', optional exponent)
-    Negative,
-    TooLarge,  // does not fit in 64 bits
-    NotWhole,  // digits below the unit and rounding not allowed
-    BadUnit,   // a rate or time with a missing or unknown unit
-};
-
-// text × 10^scalePow10 as an exact integer, from the decimal digits rather than through a double, so that
-// "2.000000001" with scale 9 is exactly 2000000001. Accepts an optional '+', fraction and exponent.
-NumberStatus parseScaledDecimal(std::string_view text, int scalePow10, bool allowRounding, uint64_t& out);
-
-// ns-3 DataRate strings, exactly: a bare integer is bits/s; units bps, b/s, Bps, B/s with the SI prefixes k,
-// K, M, G, T or the binary prefixes Ki, Mi, Gi, Ti ("20Mb/s", "100Gbps", "1.5KiB/s"). A value that is not a
-// whole number of bits/s is NotWhole (ns-3 truncates it silently).
-NumberStatus parseDataRateBps(std::string_view text, uint64_t& bps);
-
-// ns-3 Time strings with a unit: s, ms, us, ns, ps ("1000ns", "0.001ms", "1us"); the result must be whole ns.
-NumberStatus parseTimeNs(std::string_view text, uint64_t& ns);
-
-// The reason, for messages: e.g. "is negative".
-const char* describeNumberStatus(NumberStatus status);
 
 }  // namespace mlnet::roce
 

@@ -1,6 +1,7 @@
 #include "result-writers.h"
 
-#include "workload/atomic-file.h"
+#include "util/atomic-file.h"
+#include "util/time.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,7 +15,7 @@ namespace mlnet::roce {
 
 namespace {
 
-__extension__ typedef unsigned __int128 U128;
+using U128 = Uint128;
 constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
 
 uint64_t saturate(U128 v) {

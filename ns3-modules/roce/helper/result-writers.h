@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "workload/atomic-file.h"
-#include "workload/diagnostics.h"
+#include "util/atomic-file.h"
+#include "util/diagnostics.h"
 
 namespace mlnet::roce {
 

@@ -16,7 +16,7 @@
 #include "roce-net-device.h"
 #include "roce-nic.h"
 #include "roce-switch.h"
-#include "workload/diagnostics.h"
+#include "util/diagnostics.h"
 
 namespace mlnet::roce {
 

@@ -8,11 +8,9 @@
 #include <vector>
 
 #include "int-hop.h"
+#include "util/time.h"
 
 namespace mlnet::roce {
-
-using TimeNs = uint64_t;
-using TimePs = uint64_t;  // the RoCE model runs on picoseconds: a 1 kB frame at 100 Gb/s is 86.56 ns
 
 enum class PacketKind : uint8_t {
     Data,   // RoCEv2 RC SEND/WRITE: BTH (+ INT) + payload

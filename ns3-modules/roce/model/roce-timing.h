@@ -17,9 +17,6 @@ inline TimePs nowPs() {
     return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
 }
 
-// bits x 10^12 overflows 64 bits for long pauses; GCC's 128-bit integers keep the arithmetic exact.
-__extension__ typedef unsigned __int128 Uint128;
-
 inline TimePs wireTimePs(uint64_t frameBytes, uint64_t rateBps) {
     const Uint128 bits = (static_cast<Uint128>(frameBytes) + kWireOverheadBytes) * 8;
     return static_cast<TimePs>((bits * 1'000'000'000'000ull + rateBps / 2) / rateBps);

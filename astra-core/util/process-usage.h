@@ -1,6 +1,6 @@
 // CPU time and peak memory of this process, for the cost lines benchmarks and tools print.
-#ifndef MLNET_COMMON_PROCESS_USAGE_H
-#define MLNET_COMMON_PROCESS_USAGE_H
+#ifndef MLNET_UTIL_PROCESS_USAGE_H
+#define MLNET_UTIL_PROCESS_USAGE_H
 
 #include <sys/resource.h>
 

@@ -1,7 +1,7 @@
 // The one rule for integer fields in every text input (topology and flow files, pg_name, comm-group keys,
 // command-line counts): the whole string is decimal digits (no sign, space or base prefix) and fits the type.
-#ifndef MLNET_WORKLOAD_DECIMAL_H
-#define MLNET_WORKLOAD_DECIMAL_H
+#ifndef MLNET_UTIL_DECIMAL_H
+#define MLNET_UTIL_DECIMAL_H
 
 #include <charconv>
 #include <string_view>

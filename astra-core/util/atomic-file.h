@@ -1,8 +1,8 @@
 // Writing result files so that they appear whole or not at all: a temporary file in the target's directory,
 // flushed, then renamed over the target. A run that fails half way never leaves a truncated file that looks
 // complete.
-#ifndef MLNET_WORKLOAD_ATOMIC_FILE_H
-#define MLNET_WORKLOAD_ATOMIC_FILE_H
+#ifndef MLNET_UTIL_ATOMIC_FILE_H
+#define MLNET_UTIL_ATOMIC_FILE_H
 
 #include <string>
 #include <string_view>

@@ -1,8 +1,8 @@
 // Parsing a configuration file that must be one JSON object, with the checks nlohmann does not make for us:
 // a syntax error is reported with its line, and a repeated top-level key (which nlohmann silently collapses
 // to the last value) is an error naming the line of the repeat.
-#ifndef MLNET_WORKLOAD_JSON_TEXT_H
-#define MLNET_WORKLOAD_JSON_TEXT_H
+#ifndef MLNET_UTIL_JSON_TEXT_H
+#define MLNET_UTIL_JSON_TEXT_H
 
 #include <nlohmann/json.hpp>
 

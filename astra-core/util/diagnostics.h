@@ -1,8 +1,8 @@
 // Collects the errors and warnings found while reading traces and configuration files. Every message names
 // where the problem is (file, byte offset or node id, attribute) and what was expected, so a user can fix the
 // input without a debugger.
-#ifndef MLNET_WORKLOAD_DIAGNOSTICS_H
-#define MLNET_WORKLOAD_DIAGNOSTICS_H
+#ifndef MLNET_UTIL_DIAGNOSTICS_H
+#define MLNET_UTIL_DIAGNOSTICS_H
 
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,29 @@
+// The simulator's units of time and the one place they convert. The training-loop core and the analytical
+// networks count whole nanoseconds (ASTRA-sim's cycle); the packet model counts picoseconds, because a 1 kB
+// frame at 100 Gb/s lasts 86.56 ns and serialization must not be rounded per frame.
+#ifndef MLNET_UTIL_TIME_H
+#define MLNET_UTIL_TIME_H
+
+#include <cstdint>
+
+namespace mlnet {
+
+using TimeNs = uint64_t;
+using TimePs = uint64_t;
+
+inline constexpr uint64_t kPsPerNs = 1000;
+
+constexpr TimePs nsToPs(TimeNs ns) {
+    return ns * kPsPerNs;
+}
+// Truncates: an event at 1.9 ns happened during nanosecond 1.
+constexpr TimeNs psToNs(TimePs ps) {
+    return ps / kPsPerNs;
+}
+
+// Exact products of 64-bit quantities (bits x 10^12, bytes x rates) before a division.
+__extension__ typedef unsigned __int128 Uint128;
+
+}  // namespace mlnet
+
+#endif
