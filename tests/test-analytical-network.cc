@@ -2,7 +2,8 @@
 // times are worked out by hand in the comments (bandwidth 50 GB/s = 50 * 2^30 / 1e9 = 53.6870912 B/ns).
 #include "network/congestion-aware-network.h"
 #include "network/congestion-unaware-network.h"
-#include "network/network-config.h"
+#include "network/hpcc-topology.h"
+#include "network/topology-description.h"
 #include "trace-test-util.h"
 
 #include <gmock/gmock.h>
@@ -32,11 +33,35 @@ Topology oneDim(DimensionKind kind, uint32_t npus, double gbps = 50, double late
 
 Topology loadK4() {
     Diagnostics diag;
-    auto topology = loadHpccTopology(kK4Topo, diag);
+    auto topology = loadHpccTopologyFile(kK4Topo, diag);
     if (!topology) {
         throw std::runtime_error(diag.format(Severity::Error));
     }
-    return std::move(*topology);
+    return Topology::fromSpec(std::make_shared<const TopologySpec>(std::move(*topology)));
+}
+
+// A network from node ids: `switches` are ids hosts..hosts+switches-1; every pair is a cable of `bytesPerNs`
+// and `latencyNs` unless given.
+struct TestCable {
+    uint32_t a, b;
+    double bytesPerNs = 1, latencyNs = 1;
+};
+Topology graphOf(uint32_t hosts, uint32_t switches, const std::vector<TestCable>& cables) {
+    std::vector<bool> isSwitch(hosts + switches, false);
+    for (uint32_t s = hosts; s < hosts + switches; ++s) {
+        isSwitch[s] = true;
+    }
+    std::vector<SpecCable> byId;
+    for (const TestCable& c : cables) {
+        byId.push_back({c.a, c.b, static_cast<uint64_t>(c.bytesPerNs * 8e9),
+                        static_cast<TimePs>(c.latencyNs * 1000), 0, 0});
+    }
+    Diagnostics diag;
+    auto spec = specFromNodeIds(hosts + switches, isSwitch, byId, "test", diag);
+    if (!spec) {
+        throw std::runtime_error(diag.format(Severity::Error));
+    }
+    return Topology::fromSpec(std::make_shared<const TopologySpec>(std::move(*spec)));
 }
 
 // The vertices a route visits, starting at src.
@@ -182,22 +207,26 @@ TEST(Topology, FatTreeRouteLengthsAndEqualCostSpreading) {
     EXPECT_EQ(t.route(0, 15, 7), t.route(0, 15, 7));
 }
 
-TEST(Topology, HostsNeverForward) {
-    // Hosts 0, 1, 2; switches 3, 4, 5. Host 1 is cabled to hosts 0 and 2 and to switch 3, which reaches host
-    // 2: if hosts forwarded, 0 - 1 - 2 would beat 0 - 4 - 5 - 2 and 0 - 1 - 3 - 2 would tie with it.
-    std::vector<Link> links;
-    for (auto [a, b] : {std::pair{0, 1}, {1, 2}, {1, 3}, {3, 2}, {0, 4}, {4, 5}, {5, 2}}) {
-        links.push_back({uint32_t(a), uint32_t(b), 1, 1});
-        links.push_back({uint32_t(b), uint32_t(a), 1, 1});
+TEST(Topology, HostsNeverForwardInSwitchedNetworks) {
+    // Hosts 0, 1, 2; switches 3..6. Host 1 is dual-homed on switches 3 and 4, which host 0 and host 2 hang
+    // off: 0 - 3 - 1 - 4 - 2 would beat the switch path 0 - 3 - 5 - 6 - 4 - 2 if hosts forwarded.
+    const Topology t = graphOf(3, 4, {{0, 3}, {1, 3}, {1, 4}, {2, 4}, {3, 5}, {5, 6}, {6, 4}});
+    for (uint64_t port = 10000; port < 10016; ++port) {
+        EXPECT_EQ(walk(t, 0, t.route(0, 2, port)), (std::vector<uint32_t>{0, 3, 5, 6, 4, 2}));
     }
-    const Topology t = Topology::graph(3, 3, links);
-    for (uint64_t hash = 0; hash < 16; ++hash) {
-        EXPECT_EQ(walk(t, 0, t.route(0, 2, hash)), (std::vector<uint32_t>{0, 4, 5, 2}));
-    }
+    EXPECT_EQ(walk(t, 1, t.route(1, 2)), (std::vector<uint32_t>{1, 4, 2}));
+    EXPECT_EQ(walk(t, 0, t.route(0, 1)), (std::vector<uint32_t>{0, 3, 1}));
+}
+
+TEST(Topology, HostsCabledToHostsForward) {
+    // A switchless ring of four hosts (ASTRA-sim's ns-3 "ring" topology files): non-neighbours go through the
+    // host between them, the shorter way round.
+    const Topology t = graphOf(4, 0, {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
     EXPECT_EQ(walk(t, 0, t.route(0, 1)), (std::vector<uint32_t>{0, 1}));
-    EXPECT_EQ(walk(t, 1, t.route(1, 2)), (std::vector<uint32_t>{1, 2}));
-    EXPECT_EQ(walk(t, 2, t.route(2, 1)), (std::vector<uint32_t>{2, 1}));
-    EXPECT_THROW(Topology::graph(3, 0, {{0, 1, 1, 1}}).route(0, 2), std::runtime_error);
+    EXPECT_EQ(walk(t, 0, t.route(0, 3)), (std::vector<uint32_t>{0, 3}));
+    EXPECT_EQ(t.route(0, 2).size(), 2u);
+    EXPECT_EQ(t.spec()->numHosts(), 4u);
+    EXPECT_TRUE(t.spec()->hostsForward());
 }
 
 TEST(Topology, HpccK4FileIsAThreeTierFatTree) {
@@ -353,11 +382,10 @@ TEST(CongestionAware, ThreeFlowMaxMinFairness) {
     // C keep 2 (L2 still splits two ways); C (4000 B) leaves at 2000 ns; B then has 4000 B left at min(10, 4)
     // = 4 B/ns and leaves at 3000 ns. Arrivals add the path latency: 30, 30 and 40 ns.
     const uint32_t S1 = 6, S2 = 7, S3 = 8;
-    auto link = [](uint32_t a, uint32_t b, double bw) { return Link{a, b, bw, 10}; };
-    const Topology t =
-        Topology::graph(6, 3,
-                        {link(0, S1, 1000), link(1, S1, 1000), link(2, S2, 1000), link(S1, S2, 10),
-                         link(S2, S3, 4), link(S2, 3, 1000), link(S3, 4, 1000), link(S3, 5, 1000)});
+    auto link = [](uint32_t a, uint32_t b, double bw) { return TestCable{a, b, bw, 10}; };
+    const Topology t = graphOf(6, 3,
+                               {link(0, S1, 1000), link(1, S1, 1000), link(2, S2, 1000), link(S1, S2, 10),
+                                link(S2, S3, 4), link(S2, 3, 1000), link(S3, 4, 1000), link(S3, 5, 1000)});
     EventQueue queue;
     CongestionAwareNetwork net(t, queue);
     Driver d(net, queue, {{0, 3, 8000, 0}, {1, 4, 8000, 0}, {2, 5, 4000, 0}});
@@ -368,8 +396,8 @@ TEST(CongestionAware, ThreeFlowMaxMinFairness) {
     EXPECT_EQ(c.rateRecomputations, 3u);  // at 0 (A, B, C), 1000 (B, C) and 2000 (B)
     EXPECT_EQ(c.flowRateUpdates, 3u + 2u + 1u);
     EXPECT_EQ(c.largestComponentFlows, 3u);
-    EXPECT_EQ(net.linkBytes(3), 16000u);  // L1 carried A and B
-    EXPECT_EQ(net.linkBytes(4), 12000u);  // L2 carried B and C
+    EXPECT_EQ(net.linkBytes(6), 16000u);  // L1 (cable 3, S1 -> S2) carried A and B
+    EXPECT_EQ(net.linkBytes(8), 12000u);  // L2 (cable 4, S2 -> S3) carried B and C
 }
 
 TEST(CongestionAware, DisjointFlowsAreNeverRecomputedTogether) {
@@ -469,9 +497,9 @@ protected:
     std::string failure(const std::string& name, const std::string& text) {
         const std::string path = write(name, text);
         Diagnostics diag;
-        const NetworkConfig config = loadNetworkConfig(path, diag);
+        const auto spec = loadTopologyDescription(path, diag);
         EXPECT_TRUE(diag.hasErrors()) << name;
-        EXPECT_TRUE(config.dimensions.empty() && !config.graph) << name;
+        EXPECT_FALSE(spec) << name;
         EXPECT_THAT(diag.firstError(), HasSubstr(path));
         return diag.firstError();
     }
@@ -484,35 +512,36 @@ const char* kValidYaml =
 
 TEST_F(NetworkConfigTest, YamlAndJsonLoadTheSameNetwork) {
     Diagnostics diag;
-    const NetworkConfig yaml = loadNetworkConfig(write("net.yml", kValidYaml), diag);
-    const NetworkConfig json = loadNetworkConfig(
+    const auto yaml = loadTopologyDescription(write("net.yml", kValidYaml), diag);
+    const auto json = loadTopologyDescription(
         write("net.json",
               R"({"topology": ["Ring", "Switch"], "npus_count": [4, 2], "bandwidth": [50, 25.5],
                   "latency": [500, 936.25]})"),
         diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-    ASSERT_EQ(yaml.dimensions.size(), 2u);
-    ASSERT_EQ(json.dimensions.size(), 2u);
+    ASSERT_TRUE(yaml && json);
+    ASSERT_EQ(yaml->dimensions.size(), 2u);
+    ASSERT_EQ(json->dimensions.size(), 2u);
     for (std::size_t i = 0; i < 2; ++i) {
-        EXPECT_EQ(yaml.dimensions[i].kind, json.dimensions[i].kind);
-        EXPECT_EQ(yaml.dimensions[i].npus, json.dimensions[i].npus);
-        EXPECT_EQ(yaml.dimensions[i].bandwidthBytesPerNs, json.dimensions[i].bandwidthBytesPerNs);
-        EXPECT_EQ(yaml.dimensions[i].latencyNs, json.dimensions[i].latencyNs);
+        EXPECT_EQ(yaml->dimensions[i].kind, json->dimensions[i].kind);
+        EXPECT_EQ(yaml->dimensions[i].npus, json->dimensions[i].npus);
+        EXPECT_EQ(yaml->dimensions[i].bandwidthBytesPerNs, json->dimensions[i].bandwidthBytesPerNs);
+        EXPECT_EQ(yaml->dimensions[i].latencyNs, json->dimensions[i].latencyNs);
     }
-    EXPECT_EQ(yaml.dimensions[1].kind, DimensionKind::Switch);
-    EXPECT_DOUBLE_EQ(yaml.dimensions[0].bandwidthBytesPerNs, 53.6870912);
-    EXPECT_DOUBLE_EQ(yaml.dimensions[1].latencyNs, 936.25);
-    EXPECT_EQ(makeTopology(yaml).numNpus(), 8u);
+    EXPECT_EQ(yaml->dimensions[1].kind, DimensionKind::Switch);
+    EXPECT_DOUBLE_EQ(yaml->dimensions[0].bandwidthBytesPerNs, 53.6870912);
+    EXPECT_DOUBLE_EQ(yaml->dimensions[1].latencyNs, 936.25);
+    EXPECT_EQ(Topology::fromSpec(yaml).numNpus(), 8u);
 }
 
 TEST_F(NetworkConfigTest, ScalarsDescribeOneDimension) {
     Diagnostics diag;
-    const NetworkConfig config = loadNetworkConfig(
+    const auto config = loadTopologyDescription(
         write("scalar.yml", "topology: FullyConnected\nnpus_count: 8\nbandwidth: 50\nlatency: 0\n"), diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-    ASSERT_EQ(config.dimensions.size(), 1u);
-    EXPECT_EQ(config.dimensions[0].kind, DimensionKind::FullyConnected);
-    EXPECT_EQ(config.dimensions[0].latencyNs, 0.0);
+    ASSERT_EQ(config->dimensions.size(), 1u);
+    EXPECT_EQ(config->dimensions[0].kind, DimensionKind::FullyConnected);
+    EXPECT_EQ(config->dimensions[0].latencyNs, 0.0);
 }
 
 TEST_F(NetworkConfigTest, EachErrorNamesFileKeyAndExpectation) {
@@ -561,7 +590,7 @@ TEST_F(NetworkConfigTest, EachErrorNamesFileKeyAndExpectation) {
     EXPECT_THAT(e, HasSubstr("expected a YAML mapping"));
 
     Diagnostics diag;
-    loadNetworkConfig(m_dir + "/absent.yml", diag);
+    loadTopologyDescription(m_dir + "/absent.yml", diag);
     EXPECT_THAT(diag.firstError(), HasSubstr(m_dir + "/absent.yml: cannot open"));
 }
 
@@ -596,26 +625,25 @@ TEST_F(NetworkConfigTest, JsonGraphTopologies) {
         GTEST_SKIP() << "reference files not found at " << kShared;
     }
     Diagnostics diag;
-    const NetworkConfig fatTree = loadNetworkConfig(
+    const auto fatTree = loadTopologyDescription(
         write("ft.json", R"({"topology": "FatTree", "k": 4, "bandwidth": 50, "latency": 500})"), diag);
     fs::create_directories(m_dir + "/topo");
     fs::copy_file(kK4Topo, m_dir + "/topo/k4.txt");
-    const NetworkConfig file =
-        loadNetworkConfig(write("file.json", R"({"topology-file": "topo/k4.txt"})"), diag);
+    const auto file =
+        loadTopologyDescription(write("file.json", R"({"topology-file": "topo/k4.txt"})"), diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-    ASSERT_TRUE(fatTree.graph && file.graph);
-    EXPECT_EQ(makeTopology(fatTree).numNpus(), 16u);
-    EXPECT_EQ(makeTopology(fatTree).link(0).latencyNs, 500.0);
-    EXPECT_EQ(makeTopology(file).numNpus(), 16u);
-    EXPECT_EQ(makeTopology(file).route(0, 15).size(), 6u);
-    EXPECT_THROW(makeTopology(NetworkConfig{}), std::invalid_argument);
+    ASSERT_TRUE(fatTree && file);
+    EXPECT_EQ(Topology::fromSpec(fatTree).numNpus(), 16u);
+    EXPECT_EQ(Topology::fromSpec(fatTree).link(0).latencyNs, 500.0);
+    EXPECT_EQ(Topology::fromSpec(file).numNpus(), 16u);
+    EXPECT_EQ(Topology::fromSpec(file).route(0, 15).size(), 6u);
 }
 
 TEST_F(NetworkConfigTest, HpccTopologyErrorsNameTheLine) {
     auto hpccError = [&](const std::string& name, const std::string& text) {
         const std::string path = write(name, text);
         Diagnostics diag;
-        EXPECT_FALSE(loadHpccTopology(path, diag).has_value()) << name;
+        EXPECT_FALSE(loadHpccTopologyFile(path, diag).has_value()) << name;
         EXPECT_THAT(diag.firstError(), HasSubstr(path));
         return diag.firstError();
     };
@@ -627,16 +655,20 @@ TEST_F(NetworkConfigTest, HpccTopologyErrorsNameTheLine) {
     EXPECT_THAT(hpccError("node.txt", head + "0 2 100Gbps 1000ns 0\n1 7 100Gbps 1000ns 0\n"),
                 HasSubstr("line 4: link ends '1' '7'"));
     EXPECT_THAT(hpccError("short.txt", head + "0 2 100Gbps 1000ns 0\n"),
-                HasSubstr("expected 2 link lines, found 1"));
-    EXPECT_THAT(hpccError("header.txt", "36 8 20 48 1 A100\n"), HasSubstr("line 1: expected the header"));
-    EXPECT_THAT(hpccError("cut.txt", "4 1 2\n3\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n"),
-                HasSubstr("host 2 has no path through switches to host 0"));
+                HasSubstr("announces 2 link lines, found 1"));
+    EXPECT_THAT(hpccError("header.txt", "36 8 20 48 1 A100\n"), HasSubstr("line 1: SimAI's 6-field header"));
+    EXPECT_THAT(hpccError("header3.txt", "36 8\n"), HasSubstr("line 1: expected the header"));
+    EXPECT_THAT(hpccError("lonely.txt", "4 1 2\n3\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n"),
+                HasSubstr("host 2 has no link"));
+    EXPECT_THAT(hpccError("cut.txt", "5 2 3\n3 4\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n"),
+                HasSubstr("host 2 has no path to host 0 through switches"));
 
     Diagnostics diag;
-    auto ok = loadHpccTopology(write("ok.txt", head + "0 2 100Gbps 0.001ms 0\n1 2 25GBps 1us 0\n"), diag);
+    auto ok = loadHpccTopologyFile(write("ok.txt", head + "0 2 100Gbps 0.001ms 0\n1 2 25GBps 1us 0\n"), diag);
     ASSERT_TRUE(ok.has_value()) << diag.format(Severity::Error);
-    EXPECT_DOUBLE_EQ(ok->link(0).latencyNs, 1000.0);
-    EXPECT_DOUBLE_EQ(ok->link(2).bandwidthBytesPerNs, 25.0);
+    const Topology t = Topology::fromSpec(std::make_shared<const TopologySpec>(std::move(*ok)));
+    EXPECT_DOUBLE_EQ(t.link(0).latencyNs, 1000.0);
+    EXPECT_DOUBLE_EQ(t.link(2).bandwidthBytesPerNs, 25.0);
 }
 
 TEST(NetworkConfig, ReferenceConfigsLoad) {
@@ -650,13 +682,14 @@ TEST(NetworkConfig, ReferenceConfigsLoad) {
                 continue;
             }
             Diagnostics diag;
-            const NetworkConfig config = loadNetworkConfig(file.path().string(), diag);
+            const auto config = loadTopologyDescription(file.path().string(), diag);
             EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-            EXPECT_EQ(config.dimensions.size(), 1u) << file.path();
-            EXPECT_GE(makeTopology(config).numNpus(), 4u);
+            ASSERT_TRUE(config) << file.path();
+            EXPECT_EQ(config->dimensions.size(), 1u) << file.path();
+            EXPECT_GE(Topology::fromSpec(config).numNpus(), 4u);
             if (file.path().filename() == "HGX-H100-validated.yml") {
-                EXPECT_EQ(config.dimensions[0].kind, DimensionKind::Switch);
-                EXPECT_EQ(config.dimensions[0].latencyNs, 936.25);
+                EXPECT_EQ(config->dimensions[0].kind, DimensionKind::Switch);
+                EXPECT_EQ(config->dimensions[0].latencyNs, 936.25);
             }
             ++loaded;
         }

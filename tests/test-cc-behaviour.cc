@@ -6,7 +6,7 @@
 #include <map>
 
 #include "incast-experiment.h"
-#include "roce-network.h"
+#include "roce-fabric.h"
 
 namespace mlnet::roce {
 namespace {

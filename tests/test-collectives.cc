@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "network/network-config.h"
+#include "network/topology-description.h"
 #include "sim-test-util.h"
 #include "trace-test-util.h"
 #include "workload/microbenchmarks.h"
@@ -259,7 +259,7 @@ TEST(ReferenceResults, RegressionTemplateRing8Is117780) {
     }
     Diagnostics diag;
     SystemConfig system = loadSystemConfig(cfg + "system_cfg.json", diag);
-    Topology topology = makeTopology(loadNetworkConfig(cfg + "network_cfg.yml", diag));
+    Topology topology = Topology::fromSpec(loadTopologyDescription(cfg + "network_cfg.yml", diag));
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     TraceSet traces = loadBuilt(microbench::collective(CollectiveType::AllReduce, 8, 1048576));
     for (NetworkModel model : {NetworkModel::CongestionUnaware, NetworkModel::CongestionAware}) {
@@ -279,7 +279,7 @@ TEST(ReferenceResults, FullyConnected8Is64440) {
     }
     Diagnostics diag;
     SystemConfig system = loadSystemConfig(cfg + "system.json", diag);
-    Topology topology = makeTopology(loadNetworkConfig(cfg + "network.yml", diag));
+    Topology topology = Topology::fromSpec(loadTopologyDescription(cfg + "network.yml", diag));
     TraceSet traces = loadTraceSet(
         kExamples + "/astra-sim_historical_c94c746/examples/network_analytical/workload/AllReduce_1MB", {},
         diag);

@@ -10,6 +10,8 @@
 
 #include "flow-file.h"
 #include "hpcc-config.h"
+#include "network/hpcc-topology.h"
+#include "network/topology-builders.h"
 #include "result-writers.h"
 #include "trace-test-util.h"
 
@@ -492,75 +494,10 @@ TEST(ValueSyntax, TimesAndExactDecimals) {
 
 using TopologyFile = Files;
 
-TEST_F(TopologyFile, BenchTopologiesKeepRawIds) {
-    SKIP_WITHOUT_SHARED();
-    Diagnostics diag;
-    const HpccTopologyFile k4 = loadHpccTopologyFile(kBench + "k4_topo.txt", diag);
-    const HpccTopologyFile k8 = loadHpccTopologyFile(kBench + "k8_topo.txt", diag);
-    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-    EXPECT_EQ(diag.warningCount(), 0u) << warnings(diag);
-    EXPECT_EQ(k4.numNodes, 36u);
-    EXPECT_EQ(k4.switchIds.size(), 20u);
-    EXPECT_EQ(k4.switchIds.front(), 16u);
-    EXPECT_EQ(k4.cables.size(), 48u);
-    EXPECT_EQ(std::count(k4.isHost.begin(), k4.isHost.end(), true), 16);
-    EXPECT_TRUE(k4.isHost[15]);
-    EXPECT_FALSE(k4.isHost[16]);
-    const HpccTopologyFile::Cable& first = k4.cables.front();
-    EXPECT_EQ(first.a, 0u);
-    EXPECT_EQ(first.b, 16u);
-    EXPECT_EQ(first.rateBps, 100'000'000'000u);
-    EXPECT_EQ(first.delayNs, 1000u);
-    EXPECT_EQ(first.errorRate, 0.0);
-    EXPECT_EQ(first.line, 3);
-    EXPECT_EQ(k8.numNodes, 208u);
-    EXPECT_EQ(k8.cables.size(), 384u);
-    EXPECT_EQ(std::count(k8.isHost.begin(), k8.isHost.end(), true), 128);
-}
-
-TEST_F(TopologyFile, ErrorsNameTheLine) {
-    auto error = [&](const std::string& text) {
-        Diagnostics diag;
-        const HpccTopologyFile t = loadHpccTopologyFile(write("topo.txt", text), diag);
-        EXPECT_EQ(t.numNodes, 0u);
-        return diag.firstError();
-    };
-    const std::string head = "4 1 3\n3\n";
-    EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n3 1 100Gbps 1000ns 0\n"),
-                HasSubstr("topo.txt: line 5: a second link between nodes 3 and 1 (first at line 4)"));
-    EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 0\n1 1 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n"),
-                HasSubstr("line 4: link from node 1 to itself"));
-    EXPECT_THAT(error(head + "0 3 100Gbps 1000xs 0\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n"),
-                HasSubstr("line 3: delay '1000xs' has a missing or unknown unit"));
-    EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 2\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n"),
-                HasSubstr("line 3: error rate '2' is not a number in 0..1"));
-    EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"),
-                HasSubstr("announces 3 link lines, found 2"));
-    EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n"),
-                HasSubstr("host 2 has no link to a switch"));
-    EXPECT_THAT(error("4 2 2\n2 2\n0 2 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"),
-                HasSubstr("line 2: switch id 2 is listed twice"));
-    EXPECT_THAT(error("4 2 2\n2 3\n0 2 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"),
-                HasSubstr("host 1 has no path through switches to host 0"));
-    EXPECT_THAT(error("10 2 1 1 A100 0\n"), HasSubstr("SimAI's 6-field header"));
-    EXPECT_THAT(error("4 4 0\n"), HasSubstr("expected switches < nodes"));
-}
-
-TEST_F(TopologyFile, ExtraLinesWarn) {
-    Diagnostics diag;
-    const HpccTopologyFile t = loadHpccTopologyFile(
-        write("topo.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 400Gbps 0.5us 0\nnotes\n"), diag);
-    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-    EXPECT_THAT(warnings(diag), HasSubstr("line 5: 1 line(s) after the 2 links of the header are ignored"));
-    ASSERT_EQ(t.cables.size(), 2u);
-    EXPECT_EQ(t.cables[1].rateBps, 400'000'000'000u);
-    EXPECT_EQ(t.cables[1].delayNs, 500u);
-}
-
 TEST_F(TopologyFile, ConfigAgainstTopology) {
     SKIP_WITHOUT_SHARED();
     Diagnostics diag;
-    const HpccTopologyFile k4 = loadHpccTopologyFile(kBench + "k4_topo.txt", diag);
+    const TopologySpec k4 = *loadHpccTopologyFile(kBench + "k4_topo.txt", diag);
     const HpccConfig bench = loadHpccConfig(kBench + "config-dcqcn.txt", diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     checkConfigAgainstTopology(bench, k4, diag);
@@ -592,12 +529,12 @@ using FlowFile = Files;
 TEST_F(FlowFile, BenchFlowsLoadWithExactCounts) {
     SKIP_WITHOUT_SHARED();
     Diagnostics diag;
-    const HpccTopologyFile k4 = loadHpccTopologyFile(kBench + "k4_topo.txt", diag);
-    const HpccTopologyFile k8 = loadHpccTopologyFile(kBench + "k8_topo.txt", diag);
+    const TopologySpec k4 = *loadHpccTopologyFile(kBench + "k4_topo.txt", diag);
+    const TopologySpec k8 = *loadHpccTopologyFile(kBench + "k8_topo.txt", diag);
     ASSERT_FALSE(diag.hasErrors());
-    const std::vector<FlowSpec> a2a = loadFlowFile(kBench + "k4_a2a_4MB.txt", k4.isHost, diag);
-    const std::vector<FlowSpec> incast = loadFlowFile(kBench + "k8_incast_1MB.txt", k8.isHost, diag);
-    const std::vector<FlowSpec> incast10 = loadFlowFile(kBench + "k4_incast_10MB.txt", k4.isHost, diag);
+    const std::vector<FlowSpec> a2a = loadFlowFile(kBench + "k4_a2a_4MB.txt", k4, diag);
+    const std::vector<FlowSpec> incast = loadFlowFile(kBench + "k8_incast_1MB.txt", k8, diag);
+    const std::vector<FlowSpec> incast10 = loadFlowFile(kBench + "k4_incast_10MB.txt", k4, diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(diag.warningCount(), 0u) << warnings(diag);
     ASSERT_EQ(a2a.size(), 240u);  // 16 x 15
@@ -621,7 +558,7 @@ TEST_F(FlowFile, BenchFlowsLoadWithExactCounts) {
         EXPECT_EQ(incast[i].sizeBytes, 1'000'000u);
     }
     EXPECT_EQ(incast10.size(), 15u);
-    EXPECT_EQ(loadFlowFile(kBench + "k8_a2a_64KB.txt", k8.isHost, diag).size(), 16'256u);  // 128 x 127
+    EXPECT_EQ(loadFlowFile(kBench + "k8_a2a_64KB.txt", k8, diag).size(), 16'256u);  // 128 x 127
     EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
 }
 
@@ -633,28 +570,28 @@ TEST_F(FlowFile, EveryTruncationOfTheBenchFilesIsHandled) {
     const std::string topology = readFileBytes(kBench + "k4_topo.txt");
     const std::string flows = readFileBytes(kBench + "k4_incast_10MB.txt");
     Diagnostics k4Diag;
-    const std::vector<bool> isHost = loadHpccTopologyFile(kBench + "k4_topo.txt", k4Diag).isHost;
+    const TopologySpec k4 = *loadHpccTopologyFile(kBench + "k4_topo.txt", k4Diag);
     for (std::size_t n = 0; n < config.size(); ++n) {
         Diagnostics diag;
         loadHpccConfig(write("cfg.txt", config.substr(0, n)), diag);
     }
     for (std::size_t n = 0; n < topology.size(); ++n) {
         Diagnostics diag;
-        const HpccTopologyFile t = loadHpccTopologyFile(write("topo.txt", topology.substr(0, n)), diag);
-        EXPECT_EQ(diag.hasErrors(), t.numNodes == 0) << "prefix of " << n << " bytes";
+        const auto t = loadHpccTopologyFile(write("topo.txt", topology.substr(0, n)), diag);
+        EXPECT_EQ(diag.hasErrors(), !t.has_value()) << "prefix of " << n << " bytes";
     }
     for (std::size_t n = 0; n < flows.size(); ++n) {
         Diagnostics diag;
-        const auto loaded = loadFlowFile(write("flows.txt", flows.substr(0, n)), isHost, diag);
+        const auto loaded = loadFlowFile(write("flows.txt", flows.substr(0, n)), k4, diag);
         EXPECT_TRUE(diag.hasErrors() || loaded.size() == 15u) << "prefix of " << n << " bytes";
     }
 }
 
 TEST_F(FlowFile, ErrorsAndWarnings) {
     // Nodes 0-2 are hosts, 3 is a switch.
-    const std::vector<bool> isHost{true, true, true, false};
+    const TopologySpec star = buildStar(3, LinkSettings{});
     auto load = [&](const std::string& text, Diagnostics& diag) {
-        return loadFlowFile(write("flows.txt", text), isHost, diag);
+        return loadFlowFile(write("flows.txt", text), star, diag);
     };
     auto error = [&](const std::string& text) {
         Diagnostics diag;

@@ -19,7 +19,7 @@ void AnalyticalNetwork::send(Rank src, Rank dst, uint64_t tag, uint64_t sizeByte
         id = m_inFlight.size();
         m_inFlight.push_back({src, dst, tag, sizeBytes, sent});
     }
-    transmit(id, src, dst, sizeBytes);
+    transmit(id, m_topology.npuOfRank(src), m_topology.npuOfRank(dst), sizeBytes);
 }
 
 void AnalyticalNetwork::recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received) {

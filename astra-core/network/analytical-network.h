@@ -8,12 +8,15 @@
 #include "common/event-queue.h"
 #include "network/message-matcher.h"
 #include "network/network-api.h"
+#include "network/topology.h"
 
 namespace mlnet {
 
 class AnalyticalNetwork : public NetworkApi {
 public:
-    AnalyticalNetwork(EventQueue& queue, uint32_t numRanks) : m_queue(queue), m_numRanks(numRanks) {}
+    // Ranks run on the topology's NPUs (Topology::npuOfRank); transmit() sees NPUs.
+    AnalyticalNetwork(EventQueue& queue, const Topology& topology)
+        : m_queue(queue), m_topology(topology), m_numRanks(topology.numRanks()) {}
 
     TimeNs now() const override { return m_queue.now(); }
     void schedule(TimeNs delayNs, Callback callback) override { m_queue.schedule(delayNs, callback); }
@@ -27,12 +30,13 @@ public:
     uint64_t bytesDelivered() const { return m_deliveredBytes; }
 
 protected:
-    // Starts moving message `id`; the subclass must call arrived(id) exactly once, from an event (never from
-    // within transmit itself), when the message's last byte is at dst.
-    virtual void transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) = 0;
+    // Starts moving message `id` from NPU src to NPU dst; the subclass must call arrived(id) exactly once,
+    // from an event (never from within transmit itself), when the message's last byte is at dst.
+    virtual void transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) = 0;
     void arrived(uint64_t id);
 
     EventQueue& m_queue;
+    const Topology& m_topology;
 
 private:
     struct Message {

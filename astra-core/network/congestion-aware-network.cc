@@ -25,7 +25,7 @@ TimeNs arrivalNs(double timeNs) {
 }  // namespace
 
 CongestionAwareNetwork::CongestionAwareNetwork(const Topology& topology, EventQueue& queue)
-    : AnalyticalNetwork(queue, topology.numNpus()), m_topology(topology), m_links(topology.numLinks()) {
+    : AnalyticalNetwork(queue, topology), m_links(topology.numLinks()), m_flowPorts(topology.numNpus()) {
     for (uint32_t id = 0; id < topology.numLinks(); ++id) {
         const Link link = topology.link(id);
         m_links[id].bandwidthBytesPerNs = link.bandwidthBytesPerNs;
@@ -33,14 +33,15 @@ CongestionAwareNetwork::CongestionAwareNetwork(const Topology& topology, EventQu
     }
 }
 
-void CongestionAwareNetwork::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) {
+void CongestionAwareNetwork::transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) {
     if (id > UINT32_MAX) {
         throw std::length_error("congestion-aware network: more than 2^32 messages in flight");
     }
     if (id >= m_flows.size()) {
         m_flows.resize(id + 1);
     }
-    m_topology.route(src, dst, m_flowSequence++, m_route);
+    // Each message is a flow with its own UDP source port, routed as the packet model routes it.
+    m_topology.route(srcNpu, dstNpu, m_topology.isMultiDimensional() ? 0 : m_flowPorts.next(srcNpu), m_route);
     ++m_counters.flowsStarted;
     Flow& flow = m_flows[id];
     flow.pathLatencyNs = 0;

@@ -40,7 +40,7 @@ public:
     uint64_t linkBytes(uint32_t link) const { return m_links[link].carriedBytes; }
 
 protected:
-    void transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) override;
+    void transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) override;
 
 private:
     struct Hop {
@@ -95,7 +95,6 @@ private:
     void waterFill();
     void onFinish(uint64_t arg);
 
-    const Topology& m_topology;
     std::vector<Flow> m_flows;
     std::vector<LinkState> m_links;
     std::vector<Change> m_changes;
@@ -106,7 +105,7 @@ private:
     std::vector<uint32_t> m_route;
     std::vector<Share> m_heap;
     uint64_t m_epoch = 0;
-    uint64_t m_flowSequence = 0;  // spreads successive messages of one pair over equal-cost paths
+    FlowPortAllocator m_flowPorts;  // spreads successive messages of one pair over equal-cost paths
     std::size_t m_activeFlows = 0;
     bool m_recomputeScheduled = false;
     Counters m_counters;

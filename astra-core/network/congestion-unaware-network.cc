@@ -6,9 +6,10 @@ namespace mlnet {
 
 CongestionUnawareNetwork::CongestionUnawareNetwork(const Topology& topology, EventQueue& queue,
                                                    UnawareRouting routing)
-    : AnalyticalNetwork(queue, topology.numNpus()), m_topology(topology), m_routing(routing) {}
+    : AnalyticalNetwork(queue, topology), m_routing(routing), m_flowPorts(topology.numNpus()) {}
 
-TimeNs CongestionUnawareNetwork::delayNs(Rank src, Rank dst, uint64_t sizeBytes) const {
+TimeNs CongestionUnawareNetwork::delayNs(uint32_t src, uint32_t dst, uint64_t sizeBytes,
+                                         uint16_t flowPort) const {
     if (src == dst) {
         return 0;
     }
@@ -34,7 +35,7 @@ TimeNs CongestionUnawareNetwork::delayNs(Rank src, Rank dst, uint64_t sizeBytes)
             }
         }
     } else {
-        m_topology.route(src, dst, 0, m_route);
+        m_topology.route(src, dst, flowPort, m_route);
         for (uint32_t id : m_route) {
             const Link link = m_topology.link(id);
             linkDelayNs += link.latencyNs;
@@ -47,8 +48,9 @@ TimeNs CongestionUnawareNetwork::delayNs(Rank src, Rank dst, uint64_t sizeBytes)
     return static_cast<TimeNs>(linkDelayNs + serializationNs);
 }
 
-void CongestionUnawareNetwork::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) {
-    m_queue.schedule(delayNs(src, dst, sizeBytes),
+void CongestionUnawareNetwork::transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) {
+    const uint16_t flowPort = m_topology.isMultiDimensional() ? 0 : m_flowPorts.next(srcNpu);
+    m_queue.schedule(delayNs(srcNpu, dstNpu, sizeBytes, flowPort),
                      makeCallback<&CongestionUnawareNetwork::arrived>(this, id));
 }
 

@@ -17,15 +17,17 @@ public:
     CongestionUnawareNetwork(const Topology& topology, EventQueue& queue,
                              UnawareRouting routing = UnawareRouting::LowestDimension);
 
-    // Delivery delay of one message; 0 when src == dst.
-    TimeNs delayNs(Rank src, Rank dst, uint64_t sizeBytes) const;
+    // Delivery delay of one message between two NPUs; 0 when src == dst. On graphs the route is that of a
+    // flow with UDP source port flowPort (equal-cost paths may differ in latency and bandwidth).
+    TimeNs delayNs(uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes,
+                   uint16_t flowPort = FlowPortAllocator::kFirst) const;
 
 protected:
-    void transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) override;
+    void transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) override;
 
 private:
-    const Topology& m_topology;
     UnawareRouting m_routing;
+    FlowPortAllocator m_flowPorts;
     mutable std::vector<uint32_t> m_route;
 };
 

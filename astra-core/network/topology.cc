@@ -1,5 +1,7 @@
 #include "topology.h"
 
+#include "network/topology-builders.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,15 +10,6 @@
 namespace mlnet {
 
 namespace {
-
-constexpr uint16_t kUnreachable = std::numeric_limits<uint16_t>::max();
-
-uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 // A ring of two has a single neighbour each way, so only the "forward" links exist.
 uint64_t linksPerGroup(const Dimension& d) {
@@ -125,83 +118,33 @@ Topology Topology::multiDimensional(std::vector<Dimension> dimensions) {
     return t;
 }
 
-Topology Topology::graph(uint32_t numHosts, uint32_t numSwitches, std::vector<Link> links) {
-    if (numHosts == 0 || uint64_t{numHosts} + numSwitches > UINT32_MAX || links.size() > UINT32_MAX) {
-        throw std::invalid_argument("graph topology: expected 1..2^32-1 vertices with at least one host");
+Topology Topology::fromSpec(std::shared_ptr<const TopologySpec> spec, uint64_t ecmpSeed) {
+    if (spec->isMultiDimensional()) {
+        Topology t = multiDimensional(spec->dimensions);
+        t.m_spec = std::move(spec);
+        return t;
     }
     Topology t;
-    t.m_numNpus = numHosts;
-    t.m_numVertices = numHosts + numSwitches;
-    for (std::size_t i = 0; i < links.size(); ++i) {
-        const Link& l = links[i];
-        if (l.from >= t.m_numVertices || l.to >= t.m_numVertices || l.from == l.to ||
-            !(l.bandwidthBytesPerNs > 0) || !std::isfinite(l.bandwidthBytesPerNs) || !(l.latencyNs >= 0) ||
-            !std::isfinite(l.latencyNs)) {
-            throw std::invalid_argument("graph topology: link " + std::to_string(i) + " (" +
-                                        std::to_string(l.from) + "->" + std::to_string(l.to) +
-                                        ") needs distinct existing vertices, bandwidth > 0 and latency >= 0");
-        }
+    t.m_numNpus = spec->numHosts();
+    t.m_numVertices = spec->numVertices();
+    t.m_numLinks = static_cast<uint32_t>(2 * spec->cables.size());
+    t.m_links.reserve(t.m_numLinks);
+    for (const SpecCable& c : spec->cables) {
+        const double bytesPerNs = static_cast<double>(c.rateBps) / 8e9;
+        const double latencyNs = static_cast<double>(c.delayPs) / static_cast<double>(kPsPerNs);
+        t.m_links.push_back({c.a, c.b, bytesPerNs, latencyNs});
+        t.m_links.push_back({c.b, c.a, bytesPerNs, latencyNs});
     }
-    t.m_numLinks = static_cast<uint32_t>(links.size());
-    t.m_links = std::move(links);
-    t.buildAdjacency();
+    t.m_routing = Routing::build(*spec, ecmpSeed);
+    t.m_spec = std::move(spec);
     return t;
 }
 
-void Topology::buildAdjacency() {
-    auto build = [this](std::vector<uint32_t>& begin, std::vector<uint32_t>& ids, bool outgoing) {
-        begin.assign(m_numVertices + 1, 0);
-        for (const Link& l : m_links) {
-            ++begin[(outgoing ? l.from : l.to) + 1];
-        }
-        for (uint32_t v = 0; v < m_numVertices; ++v) {
-            begin[v + 1] += begin[v];
-        }
-        ids.resize(m_links.size());
-        std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-        for (uint32_t id = 0; id < m_numLinks; ++id) {
-            ids[fill[outgoing ? m_links[id].from : m_links[id].to]++] = id;
-        }
-    };
-    build(m_outBegin, m_outLinks, true);
-    build(m_inBegin, m_inLinks, false);
-    m_hopsTo.assign(m_numNpus, {});
-}
-
 Topology Topology::fatTree(uint32_t k, double bandwidthGBps, double latencyNs) {
-    if (k < 2 || k % 2 != 0 || k > 128) {
-        throw std::invalid_argument("fat-tree: k = " + std::to_string(k) +
-                                    "; expected an even number in 2..128");
-    }
-    const uint32_t half = k / 2;
-    const uint32_t hosts = k * k * k / 4;
-    const uint32_t edgeBase = hosts;
-    const uint32_t aggBase = edgeBase + k * half;
-    const uint32_t coreBase = aggBase + k * half;
-    const double bw = gigabytesPerSecondToBytesPerNs(bandwidthGBps);
-    std::vector<Link> links;
-    links.reserve(6 * static_cast<std::size_t>(hosts));
-    auto cable = [&](uint32_t a, uint32_t b) {
-        links.push_back({a, b, bw, latencyNs});
-        links.push_back({b, a, bw, latencyNs});
-    };
-    for (uint32_t h = 0; h < hosts; ++h) {
-        cable(h, edgeBase + h / half);  // edge switch p*half+i serves hosts of pod p, position i
-    }
-    for (uint32_t pod = 0; pod < k; ++pod) {
-        for (uint32_t i = 0; i < half; ++i) {
-            for (uint32_t j = 0; j < half; ++j) {
-                cable(edgeBase + pod * half + i, aggBase + pod * half + j);
-            }
-        }
-        for (uint32_t j = 0; j < half; ++j) {
-            for (uint32_t m = 0; m < half; ++m) {
-                cable(aggBase + pod * half + j,
-                      coreBase + j * half + m);  // aggregation j reaches core group j
-            }
-        }
-    }
-    return graph(hosts, coreBase + half * half - hosts, std::move(links));
+    LinkSettings link;
+    link.rateBps = static_cast<uint64_t>(std::llround(gigabytesPerSecondToBytesPerNs(bandwidthGBps) * 8e9));
+    link.delayPs = static_cast<TimePs>(std::llround(latencyNs * static_cast<double>(kPsPerNs)));
+    return fromSpec(std::make_shared<const TopologySpec>(buildFatTree(k, link)));
 }
 
 std::vector<uint32_t> Topology::coordinates(uint32_t npu) const {
@@ -267,37 +210,7 @@ const std::vector<Link>& Topology::links() const {
     return m_links;
 }
 
-const std::vector<uint16_t>& Topology::hopsTo(uint32_t dst) const {
-    std::vector<uint16_t>& dist = m_hopsTo[dst];
-    if (!dist.empty()) {
-        return dist;
-    }
-    // Breadth-first over incoming links from dst; hosts other than dst are reached but never expanded,
-    // because end hosts do not forward traffic.
-    dist.assign(m_numVertices, kUnreachable);
-    dist[dst] = 0;
-    m_bfsQueue.clear();
-    m_bfsQueue.push_back(dst);
-    for (std::size_t head = 0; head < m_bfsQueue.size(); ++head) {
-        const uint32_t u = m_bfsQueue[head];
-        if (u != dst && !isSwitch(u)) {
-            continue;
-        }
-        if (dist[u] + 1 >= kUnreachable) {
-            throw std::runtime_error("graph topology: paths longer than 65534 hops are not supported");
-        }
-        for (uint32_t i = m_inBegin[u]; i < m_inBegin[u + 1]; ++i) {
-            const uint32_t v = m_links[m_inLinks[i]].from;
-            if (dist[v] == kUnreachable) {
-                dist[v] = static_cast<uint16_t>(dist[u] + 1);
-                m_bfsQueue.push_back(v);
-            }
-        }
-    }
-    return dist;
-}
-
-void Topology::route(uint32_t src, uint32_t dst, uint64_t flowHash, std::vector<uint32_t>& linkIds) const {
+void Topology::route(uint32_t src, uint32_t dst, uint64_t flowPort, std::vector<uint32_t>& linkIds) const {
     linkIds.clear();
     if (src >= m_numNpus || dst >= m_numNpus) {
         throw std::out_of_range("route " + std::to_string(src) + "->" + std::to_string(dst) +
@@ -344,36 +257,20 @@ void Topology::route(uint32_t src, uint32_t dst, uint64_t flowHash, std::vector<
         }
         return;
     }
-    const std::vector<uint16_t>& dist = hopsTo(dst);
-    if (dist[src] == kUnreachable) {
+    if (!m_routing->path(src, dst, static_cast<uint16_t>(flowPort), m_cables)) {
         throw std::runtime_error("graph topology: no path from NPU " + std::to_string(src) + " to NPU " +
                                  std::to_string(dst));
     }
-    const uint64_t pairHash = mix(mix(flowHash) ^ (uint64_t{src} << 32 | dst));
-    for (uint32_t v = src; v != dst;) {
-        auto usable = [&](uint32_t id) {
-            const uint32_t w = m_links[id].to;
-            return dist[w] + 1 == dist[v] && (w == dst || isSwitch(w));
-        };
-        uint32_t candidates = 0;
-        for (uint32_t i = m_outBegin[v]; i < m_outBegin[v + 1]; ++i) {
-            candidates += usable(m_outLinks[i]) ? 1 : 0;
-        }
-        uint32_t pick = candidates > 1 ? static_cast<uint32_t>(mix(pairHash ^ v) % candidates) : 0;
-        for (uint32_t i = m_outBegin[v];; ++i) {
-            const uint32_t id = m_outLinks[i];
-            if (usable(id) && pick-- == 0) {
-                linkIds.push_back(id);
-                v = m_links[id].to;
-                break;
-            }
-        }
+    for (uint32_t c : m_cables) {
+        const uint32_t link = 2 * c + (m_links[2 * c].from == src ? 0 : 1);
+        linkIds.push_back(link);
+        src = m_links[link].to;
     }
 }
 
-std::vector<uint32_t> Topology::route(uint32_t src, uint32_t dst, uint64_t flowHash) const {
+std::vector<uint32_t> Topology::route(uint32_t src, uint32_t dst, uint64_t flowPort) const {
     std::vector<uint32_t> ids;
-    route(src, dst, flowHash, ids);
+    route(src, dst, flowPort, ids);
     return ids;
 }
 

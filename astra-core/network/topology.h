@@ -6,27 +6,15 @@
 #define MLNET_NETWORK_TOPOLOGY_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "network/dimension.h"
+#include "network/routing.h"
+#include "network/topology-spec.h"
+
 namespace mlnet {
-
-enum class DimensionKind { Ring, FullyConnected, Switch };
-const char* toString(DimensionKind kind);
-
-struct Dimension {
-    DimensionKind kind;
-    uint32_t npus;
-    double bandwidthBytesPerNs;
-    // Fractional on purpose: ASTRA-sim keeps latency as a double and its reference configs use values like
-    // 936.25.
-    double latencyNs;
-};
-
-// ASTRA-sim's network convention: 1 GB = 2^30 bytes, so 50 GB/s = 53.687 B/ns.
-inline double gigabytesPerSecondToBytesPerNs(double gigabytesPerSecond) {
-    return gigabytesPerSecond * 1073741824.0 / 1e9;
-}
 
 // How the congestion-unaware model charges a message whose ends differ in several dimensions.
 enum class UnawareRouting {
@@ -34,7 +22,8 @@ enum class UnawareRouting {
     AllDimensions,    // every differing dimension's hops x latency, serialized at the slowest of them
 };
 
-// A directed link between two vertices. NPUs are vertices 0..numNpus()-1, switches follow.
+// A directed link between two vertices. NPUs are vertices 0..numNpus()-1 (the hosts of the description),
+// switches follow.
 struct Link {
     uint32_t from, to;
     double bandwidthBytesPerNs;
@@ -43,14 +32,14 @@ struct Link {
 
 class Topology {
 public:
-    // Throws std::invalid_argument when checkDimensions() rejects the list.
+    // Throws std::invalid_argument when checkDimensions() rejects the list. Routes are computed from the
+    // dimensions; no TopologySpec is built (the congestion-unaware model of 65,536 NPUs needs no link list).
     static Topology multiDimensional(std::vector<Dimension> dimensions);
-    // Vertices 0..numHosts-1 are the NPUs, numHosts.. the switches. Throws std::invalid_argument on a link to
-    // a vertex that does not exist, a self-loop or a non-positive bandwidth.
-    static Topology graph(uint32_t numHosts, uint32_t numSwitches, std::vector<Link> links);
-    // Three-tier k-ary fat-tree (k even, at most 128): k^3/4 hosts, k^2/2 edge and k^2/2 aggregation
-    // switches, k^2/4 cores; every cable is a link each way with the given bandwidth (GB/s, 2^30 convention)
-    // and latency.
+    // From a finalized, valid description; the topology shares it. Multi-dimensional descriptions keep their
+    // exact dimensions; graphs route through Routing (the packet model's routes, salted by ecmpSeed).
+    static Topology fromSpec(std::shared_ptr<const TopologySpec> spec, uint64_t ecmpSeed = 1);
+    // The k-ary fat-tree of buildFatTree with every cable at `bandwidthGBps` (GB/s, 2^30 convention) and
+    // latencyNs.
     static Topology fatTree(uint32_t k, double bandwidthGBps, double latencyNs);
 
     // Empty when the list makes a valid multi-dimensional network, otherwise why not.
@@ -61,6 +50,11 @@ public:
     uint32_t numNpus() const { return m_numNpus; }
     uint32_t numVertices() const { return m_numVertices; }
     bool isSwitch(uint32_t vertex) const { return vertex >= m_numNpus; }
+    // Ranks of the trace and the NPU (host) each runs on.
+    uint32_t numRanks() const { return m_spec ? m_spec->numRanks() : m_numNpus; }
+    uint32_t npuOfRank(uint32_t rank) const { return m_spec ? m_spec->hostOfRank(rank) : rank; }
+    // The description this topology was built from; null for multiDimensional().
+    const TopologySpec* spec() const { return m_spec.get(); }
 
     bool isMultiDimensional() const { return !m_dims.empty(); }
     const std::vector<Dimension>& dimensions() const { return m_dims; }
@@ -73,20 +67,19 @@ public:
     uint32_t numLinks() const { return m_numLinks; }
     Link link(uint32_t id) const;
     // Built on first use for multi-dimensional networks, which the congestion-unaware model never needs.
+    // Graphs: cable c is links 2c (a -> b) and 2c + 1 (b -> a).
     const std::vector<Link>& links() const;
 
     // Replaces linkIds with the path from NPU src to NPU dst (empty when src == dst). Multi-dimensional:
     // dimension order, shortest ring direction (ties go towards increasing index), switch dimensions through
-    // their switch. Graphs: fewest hops, only switches forward, equal-cost next hops chosen by a hash of
-    // (src, dst, flowHash, vertex). Throws std::runtime_error when dst cannot be reached. Not thread-safe:
-    // graphs cache distances.
-    void route(uint32_t src, uint32_t dst, uint64_t flowHash, std::vector<uint32_t>& linkIds) const;
-    std::vector<uint32_t> route(uint32_t src, uint32_t dst, uint64_t flowHash = 0) const;
+    // their switch. Graphs: the packet model's route of a flow with UDP source port `flowPort` (Routing).
+    // Throws std::runtime_error when dst cannot be reached.
+    void route(uint32_t src, uint32_t dst, uint64_t flowPort, std::vector<uint32_t>& linkIds) const;
+    std::vector<uint32_t> route(uint32_t src, uint32_t dst,
+                                uint64_t flowPort = FlowPortAllocator::kFirst) const;
 
 private:
     Topology() = default;
-    void buildAdjacency();
-    const std::vector<uint16_t>& hopsTo(uint32_t dst) const;
     uint32_t groupOf(uint32_t npu, std::size_t dim) const;
 
     uint32_t m_numNpus = 0;
@@ -102,11 +95,9 @@ private:
     std::vector<uint32_t> m_dimSwitchBase;  // first switch vertex of each Switch dimension
     mutable std::vector<Link> m_links;      // the whole list for graphs; lazily built for multi-dimensional
 
-    // Graphs: outgoing and incoming links per vertex (CSR), and per destination NPU the hop count from every
-    // vertex, computed on first use.
-    std::vector<uint32_t> m_outBegin, m_outLinks, m_inBegin, m_inLinks;
-    mutable std::vector<std::vector<uint16_t>> m_hopsTo;
-    mutable std::vector<uint32_t> m_bfsQueue;
+    std::shared_ptr<const TopologySpec> m_spec;
+    std::shared_ptr<const Routing> m_routing;  // graphs
+    mutable std::vector<uint32_t> m_cables;
 };
 
 }  // namespace mlnet

@@ -18,7 +18,7 @@ LogicalTopology logicalTopologyOf(const Topology& topology) {
         for (const Link& l : topology.links()) {
             slowest = slowest == 0 ? l.bandwidthBytesPerNs : std::min(slowest, l.bandwidthBytesPerNs);
         }
-        logical.dimSizes.push_back(topology.numNpus());
+        logical.dimSizes.push_back(topology.numRanks());
         logical.dimBandwidthBytesPerNs.push_back(slowest);
     }
     return logical;
@@ -28,9 +28,9 @@ SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, c
                            const RemoteMemoryConfig& memory, const SimulationOptions& options,
                            Diagnostics& diag) {
     SimulationOutcome outcome;
-    if (traces.numRanks() != topology.numNpus()) {
+    if (traces.numRanks() != topology.numRanks()) {
         diag.error(traces.prefix + ": the trace set has " + std::to_string(traces.numRanks()) +
-                   " ranks but the network has " + std::to_string(topology.numNpus()) +
+                   " ranks but the network has " + std::to_string(topology.numRanks()) +
                    " NPUs; they must be equal");
         return outcome;
     }

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "network/network-config.h"
+#include "network/topology-description.h"
 #include "system/simulation.h"
 #include "util/atomic-file.h"
 #include "workload/trace-set.h"
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
 
     Diagnostics diag;
     SystemConfig system = loadSystemConfig(systemPath, diag);
-    NetworkConfig network = loadNetworkConfig(networkPath, diag);
+    std::shared_ptr<const TopologySpec> network = loadTopologyDescription(networkPath, diag);
     RemoteMemoryConfig memory;
     if (!memoryPath.empty()) {
         memory = loadRemoteMemoryConfig(memoryPath, diag);
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
     }
     SimulationOutcome outcome;
     if (!diag.hasErrors()) {
-        Topology topology = makeTopology(network);
+        const Topology topology = Topology::fromSpec(network);
         outcome = simulate(traces, system, topology, memory, options, diag);
     }
     std::cerr << diag.format(Severity::Warning);

@@ -6,7 +6,7 @@
 #include "ns3/command-line.h"
 
 #include "incast-experiment.h"
-#include "roce-network.h"
+#include "roce-fabric.h"
 
 using namespace mlnet::roce;
 

@@ -12,11 +12,14 @@
 #include "ns3/simulator.h"
 
 #include "cc-selection.h"
-#include "util/process-usage.h"
+#include "fabric-settings.h"
 #include "flow-file.h"
 #include "hpcc-config.h"
+#include "hpcc-flow-runner.h"
+#include "network/topology-description.h"
 #include "result-writers.h"
-#include "roce-network.h"
+#include "roce-fabric.h"
+#include "util/process-usage.h"
 
 using namespace mlnet;
 using namespace mlnet::roce;
@@ -30,7 +33,7 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    UsePicosecondTime();
+    SimulatorSession session;
     std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, cc, ccPreset = "config",
                                                                                           pcap, report;
     std::string rateTrace;
@@ -42,7 +45,10 @@ int main(int argc, char** argv) {
         "mlnet-flows CONFIG [--topology=FILE] [--flows=FILE] [--cc=none] ...\n"
         "Runs the flows of an HPCC-format config.txt (or JSON) on the RoCE model.");
     cmd.AddNonOption("config", "config.txt or .json (HPCC keys)", configPath);
-    cmd.AddValue("topology", "topology file (overrides TOPOLOGY_FILE)", topologyOverride);
+    cmd.AddValue("topology",
+                 "topology (overrides TOPOLOGY_FILE): an HPCC topology file, or a JSON network description "
+                 "(net.json with a \"topology\" builder or file)",
+                 topologyOverride);
     cmd.AddValue("flows", "flow file (overrides FLOW_FILE)", flowOverride);
     cmd.AddValue("fct", "FCT output (overrides FCT_OUTPUT_FILE)", fctOverride);
     cmd.AddValue("pfc-output", "PFC output (overrides PFC_OUTPUT_FILE)", pfcOverride);
@@ -85,66 +91,40 @@ int main(int argc, char** argv) {
     }
     requireFlowInputs(config, diag);
     const CcSelection selection = selectCongestionControl(config, cc, ccPreset, diag);
-    HpccTopologyFile topology;
+    std::shared_ptr<const TopologySpec> topology;
     std::vector<FlowSpec> flows;
     if (!diag.hasErrors()) {
-        topology = loadHpccTopologyFile(config.topologyFile, diag);
+        topology = loadTopologyDescription(config.topologyFile, diag);
     }
-    if (!diag.hasErrors()) {
-        checkConfigAgainstTopology(config, topology, diag);
-        flows = loadFlowFile(config.flowFile, topology.isHost, diag);
+    if (topology) {
+        checkConfigAgainstTopology(config, *topology, diag);
+        flows = loadFlowFile(config.flowFile, *topology, diag);
     }
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
         return 2;
     }
-    for (auto& cable : topology.cables) {
-        if (cable.errorRate == 0) {
-            cable.errorRate = config.errorRatePerLink;
-        }
-    }
 
-    RoceNetworkConfig net;
-    net.nic.mtuPayloadBytes = config.payloadBytes;
-    net.nic.ackIntervalBytes = config.l2AckIntervalBytes;
-    net.nic.ackChunkBytes = config.l2ChunkBytes;
-    net.nic.ackPriority = config.ackHighPriority ? 0 : 3;
+    FabricSettings net = fabricSettingsFromHpccConfig(config, selection);
     net.nic.rtoPs = static_cast<TimePs>(rtoUs * 1e6);
-    net.bufferBytes = config.bufferBytes;
     net.pfcEnabled = pfc;
-    net.ecnEnabled = config.ecnEnabled;
-    for (const auto& [rate, kmax] : config.kmaxBytesByRateBps) {
-        if (auto t = config.ecnFor(rate)) {
-            net.ecn.push_back({rate, t->kminBytes, t->kmaxBytes, t->pmax});
-        }
-    }
-    net.globalBaseRtt = config.globalT;
-    net.ccFactory = selection.factory;
-    net.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
-    net.nic.intEnabled = selection.intEnabled;
     net.seed = seed;
     net.pcapPath = pcap;
-    net.hangCheckPs = 10'000'000'000ull;
-    if (!config.qlenMonFile.empty()) {
-        // Sampled when queues change, at most once per interval per port: no sweep over idle ports.
-        net.switches.queueSampleIntervalPs = std::max<uint64_t>(config.qlenMonIntervalNs, 1) * 1000;
-        net.switches.queueSampleStartPs = config.qlenMonStartNs * 1000;
-        net.switches.queueSampleEndPs = config.qlenMonEndNs * 1000;
-    }
 
     const double cpuStart = processCpuSeconds();
-    RoceNetwork network(topology, net, diag);
+    RoceFabric network(topology, net, diag);
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Error);
         return 2;
     }
+    HpccFlowRunner runner(network);
     // Rate changes are rare next to packets (CC updates), so collecting them as text lines is cheap enough.
     std::string rateLines;
     std::vector<std::pair<std::string*, uint32_t>> rateContexts;  // one per NIC; outlives the run
     if (!rateTrace.empty()) {
         rateContexts.reserve(network.NumHosts());
         for (uint32_t h = 0; h < network.NumHosts(); ++h) {
-            rateContexts.emplace_back(&rateLines, network.NodeOfHost(h));
+            rateContexts.emplace_back(&rateLines, network.NodeIdOfHost(h));
             network.Nic(h).TraceConnectWithoutContext(
                 "Rate", ns3::MakeBoundCallback(
                             +[](std::pair<std::string*, uint32_t>* ctx, uint64_t flow, uint64_t rateBps,
@@ -158,24 +138,24 @@ int main(int argc, char** argv) {
         }
     }
     for (const FlowSpec& f : flows) {
-        network.AddFlow(f.srcNode, f.dstNode, f.sizeBytes, f.priority, f.dport, f.startNs * 1000);
+        runner.AddFlow(f.srcNode, f.dstNode, f.sizeBytes, f.priority, f.dport, nsToPs(f.startNs));
     }
     if (config.linkDown) {
         network.ScheduleLinkDown(config.linkDown->nodeA, config.linkDown->nodeB,
-                                 config.linkDown->timeNs * 1000);
+                                 nsToPs(config.linkDown->timeNs));
     }
-    const bool finished = network.Run(config.stopTimeNs * 1000);
+    const bool finished = runner.Run(nsToPs(config.stopTimeNs));
     const double cpu = processCpuSeconds() - cpuStart;
     const uint64_t events = ns3::Simulator::GetEventCount();
 
     FctWriter fct;
-    for (const FctRecordPs& r : network.Fct()) {
-        fct.add({r.srcNode, r.dstNode, r.sport, r.dport, r.sizeBytes, r.startPs / 1000,
-                 (r.finishPs - r.startPs) / 1000, r.idealPs / 1000});
+    for (const FctRecordPs& r : runner.Fct()) {
+        fct.add({r.srcNode, r.dstNode, r.sport, r.dport, r.sizeBytes, psToNs(r.startPs),
+                 psToNs(r.finishPs - r.startPs), psToNs(r.idealPs)});
     }
     PfcWriter pfcOut;
     for (const PfcEvent& e : network.Pfc()) {
-        pfcOut.add({e.timePs / 1000, e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
+        pfcOut.add({psToNs(e.timePs), e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
     }
     fct.write(config.fctOutputFile, diag);
     if (!rateTrace.empty()) {
@@ -187,7 +167,7 @@ int main(int argc, char** argv) {
         std::string text;
         for (const auto& sw : network.Switches()) {
             for (const auto& q : sw->QueueSamples()) {
-                const uint64_t ns = q.timePs / 1000;
+                const uint64_t ns = psToNs(q.timePs);
                 if (ns >= config.qlenMonStartNs && ns <= config.qlenMonEndNs) {
                     text += std::to_string(ns) + " " + std::to_string(sw->NodeId()) + " " +
                             std::to_string(q.port) + " " + std::to_string(q.bytes) + "\n";
@@ -204,7 +184,7 @@ int main(int argc, char** argv) {
     const uint64_t hops = network.DataPacketHops();
     std::printf("congestion control: %s (%s)\n", selection.name.c_str(), ccPreset.c_str());
     std::printf("flows: %llu of %zu finished; drops %llu; PFC pause frames received %llu\n",
-                static_cast<unsigned long long>(network.FlowsFinished()), flows.size(),
+                static_cast<unsigned long long>(runner.FlowsFinished()), flows.size(),
                 static_cast<unsigned long long>(network.TotalDrops()),
                 static_cast<unsigned long long>(pauses));
     std::printf(
@@ -237,7 +217,7 @@ int main(int argc, char** argv) {
         }
         std::string json =
             "{\"flows\": " + std::to_string(flows.size()) +
-            ", \"finished\": " + std::to_string(network.FlowsFinished()) +
+            ", \"finished\": " + std::to_string(runner.FlowsFinished()) +
             ", \"drops\": " + std::to_string(network.TotalDrops()) +
             ", \"pause_frames\": " + std::to_string(pauses) + ", \"cnps\": " + std::to_string(cnps) +
             ", \"nacks\": " + std::to_string(nacks) + ", \"timeouts\": " + std::to_string(timeouts) +
@@ -253,7 +233,7 @@ int main(int argc, char** argv) {
     }
     std::cerr << diag.format(Severity::Warning);
     if (!finished) {
-        std::cerr << "mlnet-flows: " << network.HangReport();
+        std::cerr << "mlnet-flows: " << runner.HangReport();
         return 3;
     }
     return 0;

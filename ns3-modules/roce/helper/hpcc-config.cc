@@ -733,8 +733,7 @@ void requireFlowInputs(const HpccConfig& config, Diagnostics& diag) {
     }
 }
 
-void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile& topology,
-                                Diagnostics& diag) {
+void checkConfigAgainstTopology(const HpccConfig& config, const TopologySpec& topology, Diagnostics& diag) {
     auto keyAt = [&](const char* key) {
         const auto it = config.givenKeys.find(key);
         return it != config.givenKeys.end() ? atLine(config.path, it->second) + ": key '" + key + "'"
@@ -742,22 +741,15 @@ void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile
     };
     if (config.ecnEnabled) {
         // Only switch egress ports mark; a rate is needed once, with the first cable that uses it.
+        // Switches mark at egress, and so do NPUs that forward; a rate is needed once, with the first cable.
         std::map<uint64_t, int> rates;
-        std::vector<bool> isSwitch(topology.numNodes, false);
-        for (uint32_t id : topology.switchIds) {
-            if (id < isSwitch.size()) {
-                isSwitch[id] = true;
-            }
-        }
-        for (const HpccTopologyFile::Cable& cable : topology.cables) {
-            const bool switchPort = (cable.a < isSwitch.size() && isSwitch[cable.a]) ||
-                                    (cable.b < isSwitch.size() && isSwitch[cable.b]);
-            if (switchPort) {
+        for (const SpecCable& cable : topology.cables) {
+            if (topology.hostsForward() || topology.isSwitch(cable.a) || topology.isSwitch(cable.b)) {
                 rates.emplace(cable.rateBps, cable.line);
             }
         }
         for (const auto& [rateBps, line] : rates) {
-            const std::string where = " (" + atLine(topology.path, line) + ")";
+            const std::string where = " (" + atLine(topology.source, line) + ")";
             if (!config.kmaxBytesByRateBps.count(rateBps)) {
                 diag.error(keyAt("KMAX_MAP") + ": no entry for the switch link rate " + formatRate(rateBps) +
                            where + "; expected one entry per link speed (or ENABLE_QCN 0)");
@@ -783,12 +775,13 @@ void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile
     if (config.linkDown) {
         const uint32_t a = config.linkDown->nodeA, b = config.linkDown->nodeB;
         const bool linked =
-            std::any_of(topology.cables.begin(), topology.cables.end(), [&](const auto& cable) {
-                return (cable.a == a && cable.b == b) || (cable.a == b && cable.b == a);
+            std::any_of(topology.cables.begin(), topology.cables.end(), [&](const SpecCable& c) {
+                const uint32_t ca = topology.vertices[c.a].originalId, cb = topology.vertices[c.b].originalId;
+                return (ca == a && cb == b) || (ca == b && cb == a);
             });
         if (!linked) {
             diag.error(keyAt("LINK_DOWN") + ": nodes " + std::to_string(a) + " and " + std::to_string(b) +
-                       " are not linked in " + topology.path + "; expected the two ends of a link");
+                       " are not linked in " + topology.source + "; expected the two ends of a link");
         }
     }
 }

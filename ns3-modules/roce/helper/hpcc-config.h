@@ -29,7 +29,7 @@
 #include <string>
 #include <string_view>
 
-#include "flow-file.h"
+#include "network/topology-spec.h"
 #include "util/diagnostics.h"
 #include "util/units.h"
 
@@ -155,8 +155,7 @@ void requireFlowInputs(const HpccConfig& config, Diagnostics& diag);
 // Checks that need the topology: with ENABLE_QCN every switch port's link rate has a KMIN_MAP, KMAX_MAP and
 // PMAX_MAP entry (the reference aborts on the first missing one), Kmin <= Kmax, and LINK_DOWN names two
 // linked nodes. Messages name the configuration file, the key's line and the topology file.
-void checkConfigAgainstTopology(const HpccConfig& config, const HpccTopologyFile& topology,
-                                Diagnostics& diag);
+void checkConfigAgainstTopology(const HpccConfig& config, const TopologySpec& topology, Diagnostics& diag);
 
 // dir/path for a relative path; absolute and empty paths unchanged.
 std::string resolvePath(const std::string& path, const std::string& dir);

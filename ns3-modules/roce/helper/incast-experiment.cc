@@ -7,8 +7,11 @@
 #include "ns3/simulator.h"
 
 #include "cc-selection.h"
+#include "fabric-settings.h"
 #include "hpcc-config.h"
-#include "roce-network.h"
+#include "hpcc-flow-runner.h"
+#include "network/topology-builders.h"
+#include "roce-fabric.h"
 #include "wire-format.h"
 
 namespace mlnet::roce {
@@ -29,25 +32,18 @@ double percentile(std::vector<double> values, double p) {
 
 IncastResult runIncast(const IncastSetup& setup) {
     IncastResult result;
-    HpccTopologyFile topology;
-    const uint32_t hosts = setup.senders + 1;
-    topology.numNodes = hosts + 1;
-    topology.switchIds = {hosts};
-    topology.isHost.assign(hosts + 1, true);
-    topology.isHost[hosts] = false;
-    for (uint32_t h = 0; h < hosts; ++h) {
-        topology.cables.push_back({h, hosts, setup.rateBps, setup.delayNs, 0.0, 0});
-    }
+    LinkSettings link;
+    link.rateBps = setup.rateBps;
+    link.delayPs = nsToPs(setup.delayNs);
+    auto topology = std::make_shared<const TopologySpec>(buildStar(setup.senders + 1, link));
 
     HpccConfig config;         // defaults; the preset supplies the CC parameters
     config.hasWindow = false;  // "none" is PFC only: line rate, no window
+    config.ackHighPriority = true;
     Diagnostics diag;
     const CcSelection cc = selectCongestionControl(config, setup.cc, setup.preset, diag);
-    RoceNetworkConfig net;
+    FabricSettings net = fabricSettingsFromHpccConfig(config, cc);
     net.bufferBytes = setup.bufferBytes;
-    net.nic.ecnEchoOnAck = cc.ecnEchoOnAck;
-    net.nic.intEnabled = cc.intEnabled;
-    net.ccFactory = cc.factory;
     net.seed = setup.seed;
     // ECN as in the HPCC paper's configurations: DCQCN/TIMELY/none with RED 100/400 KB per 25 Gb/s and Pmax
     // 0.2; DCTCP with a step at 30 KB per 10 Gb/s.
@@ -58,13 +54,15 @@ IncastResult runIncast(const IncastSetup& setup) {
     } else {
         net.ecn = {{setup.rateBps, 100'000 * per25G, 400'000 * per25G, 0.2}};
     }
-    RoceNetwork network(topology, net, diag);
+    SimulatorSession session;
+    RoceFabric network(topology, net, diag);
     if (diag.hasErrors()) {
         return result;
     }
+    HpccFlowRunner runner(network);
     std::vector<bool> done(setup.senders + 1, false);
     for (uint32_t s = 1; s <= setup.senders; ++s) {
-        network.AddFlow(s, 0, setup.flowBytes, 3, 100, 0, [&done, s](const FctRecordPs&) { done[s] = true; });
+        runner.AddFlow(s, 0, setup.flowBytes, 3, 100, 0, [&done, s](const FctRecordPs&) { done[s] = true; });
     }
     // The bottleneck is the switch port towards host 0 (the switch's port 0: cables are in host order).
     ns3::Ptr<RoceSwitch> sw = network.Switches()[0];
@@ -81,7 +79,7 @@ IncastResult runIncast(const IncastSetup& setup) {
     std::vector<uint64_t> at50(setup.senders + 1), at90(setup.senders + 1);
     auto snapshot = [&](std::vector<uint64_t>* into) {
         for (uint32_t s = 1; s <= setup.senders; ++s) {
-            (*into)[s] = done[s] ? setup.flowBytes : network.Nic(network.HostOfNode(s)).AckedBytes(s - 1);
+            (*into)[s] = done[s] ? setup.flowBytes : network.Nic(network.HostOfNodeId(s)).AckedBytes(s - 1);
         }
     };
     const TimePs t50 = static_cast<TimePs>(0.5 * idealMakespanPs),
@@ -89,7 +87,7 @@ IncastResult runIncast(const IncastSetup& setup) {
     ns3::Simulator::Schedule(ns3::PicoSeconds(t50), [&] { snapshot(&at50); });
     ns3::Simulator::Schedule(ns3::PicoSeconds(t90), [&] { snapshot(&at90); });
 
-    result.finished = network.Run(10'000'000'000'000ull);
+    result.finished = runner.Run(10'000'000'000'000ull);
     result.drops = network.TotalDrops();
     for (const PfcEvent& e : network.Pfc()) {
         result.pauses += e.pause;
@@ -98,7 +96,7 @@ IncastResult runIncast(const IncastSetup& setup) {
     result.p99QueueBytes = percentile(queue, 0.99);
     std::vector<double> fcts;
     TimePs last = 0;
-    for (const FctRecordPs& r : network.Fct()) {
+    for (const FctRecordPs& r : runner.Fct()) {
         fcts.push_back((r.finishPs - r.startPs) / 1e6);
         last = std::max(last, r.finishPs);
     }

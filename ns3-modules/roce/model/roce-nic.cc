@@ -31,21 +31,38 @@ ns3::TypeId RoceNic::GetTypeId() {
     return tid;
 }
 
-RoceNic::RoceNic() {
-    std::fill(std::begin(m_ringHead), std::end(m_ringHead), kNone);
-}
+RoceNic::RoceNic() = default;
 
-void RoceNic::Setup(uint32_t host, ns3::Ptr<RoceNetDevice> device, PacketPool* pool, NicSettings settings,
-                    CcFactory ccFactory) {
+void RoceNic::Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, PacketPool* pool,
+                    NicSettings settings, CcFactory ccFactory, const Routing* routing, RocePortOwner* owner) {
+    NS_ABORT_MSG_IF(ports.empty() || ports.size() > 256, "a NIC needs 1..256 ports");
     m_host = host;
-    m_device = device;
     m_pool = pool;
     m_settings = settings;
     m_ccFactory = std::move(ccFactory);
-    device->Setup(this, 0, pool);
+    m_routing = routing;
+    m_ports.resize(ports.size());
+    for (uint32_t p = 0; p < ports.size(); ++p) {
+        Port& port = m_ports[p];
+        port.device = ports[p];
+        std::fill(std::begin(port.ringHead), std::end(port.ringHead), kNone);
+        if (!owner) {
+            ports[p]->Setup(this, p, pool);
+        }
+    }
 }
 
-uint32_t RoceNic::AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp) {
+uint8_t RoceNic::PortTowards(uint32_t dstHost, uint16_t udpSrcPort) const {
+    if (m_ports.size() == 1) {
+        return 0;
+    }
+    const uint32_t port = m_routing->choose(m_host, m_host, dstHost, udpSrcPort);
+    NS_ABORT_MSG_IF(port == UINT32_MAX, "host " << m_host << " has no route to host " << dstHost);
+    return static_cast<uint8_t>(port);
+}
+
+uint32_t RoceNic::OpenReceive(uint64_t flowId, uint32_t srcHost, uint64_t sizeBytes, uint16_t udpSrcPort,
+                              Received received) {
     uint32_t index;
     if (!m_freeRx.empty()) {
         index = m_freeRx.back();
@@ -57,19 +74,22 @@ uint32_t RoceNic::AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp) {
     m_rx[index] = RxContext{};
     RxContext& rx = m_rx[index];
     rx.active = true;
+    rx.port = PortTowards(srcHost, udpSrcPort);
     rx.flowId = flowId;
+    rx.sizeBytes = sizeBytes;
     rx.srcHost = srcHost;
-    rx.srcQp = srcQp;
+    rx.received = std::move(received);
     return index;
 }
 
-void RoceNic::FreeRx(uint32_t rx) {
-    m_rx[rx].active = false;
-    m_freeRx.push_back(rx);
+void RoceNic::CloseReceive(uint32_t receiveContext) {
+    m_rx[receiveContext].active = false;
+    m_rx[receiveContext].received = nullptr;
+    m_freeRx.push_back(receiveContext);
 }
 
-uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint64_t sizeBytes, uint8_t priority,
-                            uint16_t udpSrcPort, const cc::FlowParams& flow, Done done) {
+uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
+                            uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow, Done done) {
     uint32_t qp;
     if (!m_freeQps.empty()) {
         qp = m_freeQps.back();
@@ -84,6 +104,7 @@ uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint64_t sizeByte
     q.dstHost = dstHost;
     q.udpSrcPort = udpSrcPort;
     q.priority = priority;
+    q.port = PortTowards(dstHost, udpSrcPort);
     q.sizeBytes = sizeBytes;
     q.sndNxt = q.sndUna = q.highestSent = 0;
     q.startPs = q.nextAvailPs = q.lastProgressPs = now;
@@ -91,7 +112,7 @@ uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint64_t sizeByte
     q.cc = m_ccFactory(flow);
     q.ccTimerPs = 0;
     q.done = std::move(done);
-    q.dstQp = (*m_peers)[dstHost]->AllocRx(flowId, m_host, qp);
+    q.dstQp = dstContext;
     q.state = QpState::Idle;
     ++m_activeQps;
     if (sizeBytes == 0) {
@@ -111,7 +132,7 @@ bool RoceNic::WindowOpen(const QueuePair& q) const {
 void RoceNic::RingInsert(uint32_t qp) {
     QueuePair& q = m_qps[qp];
     q.state = QpState::Ready;
-    uint32_t& head = m_ringHead[q.priority];
+    uint32_t& head = m_ports[q.port].ringHead[q.priority];
     if (head == kNone) {
         q.prev = q.next = qp;
         head = qp;
@@ -127,7 +148,7 @@ void RoceNic::RingInsert(uint32_t qp) {
 
 void RoceNic::RingRemove(uint32_t qp) {
     QueuePair& q = m_qps[qp];
-    uint32_t& head = m_ringHead[q.priority];
+    uint32_t& head = m_ports[q.port].ringHead[q.priority];
     if (q.next == qp) {
         head = kNone;
     } else {
@@ -151,14 +172,15 @@ void RoceNic::Activate(uint32_t qp, bool kick) {
     }
     if (q.nextAvailPs > nowPs()) {
         q.state = QpState::Pacing;
-        m_pacing.emplace_back(q.nextAvailPs, qp);
-        std::push_heap(m_pacing.begin(), m_pacing.end(), std::greater<>());
-        WakeAt(q.nextAvailPs);
+        Port& port = m_ports[q.port];
+        port.pacing.emplace_back(q.nextAvailPs, qp);
+        std::push_heap(port.pacing.begin(), port.pacing.end(), std::greater<>());
+        WakeAt(q.port, q.nextAvailPs);
         return;
     }
     RingInsert(qp);
     if (kick) {
-        m_device->Kick();
+        m_ports[q.port].device->Kick();
     }
 }
 
@@ -173,28 +195,30 @@ void RoceNic::Reschedule(uint32_t qp) {
     }
 }
 
-void RoceNic::WakeAt(TimePs atPs) {
-    if (m_wake.IsRunning() && m_wakeAtPs <= atPs) {
+void RoceNic::WakeAt(uint32_t portIndex, TimePs atPs) {
+    Port& port = m_ports[portIndex];
+    if (port.wake.IsRunning() && port.wakeAtPs <= atPs) {
         return;
     }
-    m_wake.Cancel();
-    m_wakeAtPs = atPs;
-    m_wake = ns3::Simulator::Schedule(ns3::PicoSeconds(atPs - nowPs()), &RoceNic::Wake, this);
+    port.wake.Cancel();
+    port.wakeAtPs = atPs;
+    port.wake = ns3::Simulator::Schedule(ns3::PicoSeconds(atPs - nowPs()), &RoceNic::Wake, this, portIndex);
 }
 
-void RoceNic::Wake() {
-    m_device->Kick();
+void RoceNic::Wake(uint32_t port) {
+    m_ports[port].device->Kick();
 }
 
-RocePacket* RoceNic::Dequeue(uint32_t, uint8_t pausedMask) {
-    if (!m_control.empty() && !(pausedMask >> m_control.front()->priority & 1)) {
-        return m_control.pop();
+RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
+    Port& port = m_ports[portIndex];
+    if (!port.control.empty() && !(pausedMask >> port.control.front()->priority & 1)) {
+        return port.control.pop();
     }
     const TimePs now = nowPs();
-    while (!m_pacing.empty() && m_pacing.front().first <= now) {
-        std::pop_heap(m_pacing.begin(), m_pacing.end(), std::greater<>());
-        const uint32_t qp = m_pacing.back().second;
-        m_pacing.pop_back();
+    while (!port.pacing.empty() && port.pacing.front().first <= now) {
+        std::pop_heap(port.pacing.begin(), port.pacing.end(), std::greater<>());
+        const uint32_t qp = port.pacing.back().second;
+        port.pacing.pop_back();
         QueuePair& q = m_qps[qp];
         if (q.state != QpState::Pacing) {
             continue;  // stale entry: the QP finished or moved on
@@ -203,12 +227,12 @@ RocePacket* RoceNic::Dequeue(uint32_t, uint8_t pausedMask) {
         Activate(qp, /*kick=*/false);  // the device is asking us already
     }
     for (int k = 0; k < kNumPriorities; ++k) {
-        const int priority = (m_lastPriority + 1 + k) % kNumPriorities;
+        const int priority = (port.lastPriority + 1 + k) % kNumPriorities;
         if (pausedMask >> priority & 1) {
             continue;
         }
-        while (m_ringHead[priority] != kNone) {
-            const uint32_t qp = m_ringHead[priority];
+        while (port.ringHead[priority] != kNone) {
+            const uint32_t qp = port.ringHead[priority];
             QueuePair& q = m_qps[qp];
             if (q.nextAvailPs > now) {
                 // Its rate dropped since it joined the ring: wait in the pacing heap instead.
@@ -217,15 +241,15 @@ RocePacket* RoceNic::Dequeue(uint32_t, uint8_t pausedMask) {
                 Activate(qp, /*kick=*/false);  // the device is asking us already
                 continue;
             }
-            m_ringHead[priority] = q.next;  // round robin: the next QP goes first next time
-            m_lastPriority = priority;
+            port.ringHead[priority] = q.next;  // round robin: the next QP goes first next time
+            port.lastPriority = priority;
             RocePacket* packet = BuildData(qp);
             Reschedule(qp);
             return packet;
         }
     }
-    if (!m_pacing.empty()) {
-        WakeAt(m_pacing.front().first);
+    if (!port.pacing.empty()) {
+        WakeAt(portIndex, port.pacing.front().first);
     }
     return nullptr;
 }
@@ -285,6 +309,7 @@ void RoceNic::OnData(RocePacket* p) {
         m_pool->release(p);  // a late copy of a finished message
         return;
     }
+    rx->srcQp = p->srcQp;  // the sender's QP, which our ACKs address
     const TimePs now = nowPs();
     if (p->ecn == kEcnCe) {
         rx->ceSinceAck = true;
@@ -295,11 +320,16 @@ void RoceNic::OnData(RocePacket* p) {
             SendControl(PacketKind::Cnp, p->dstQp, rx->expected, p);
         }
     }
+    Received received;
     if (p->seq == rx->expected) {
         const uint64_t before = rx->expected;
         rx->expected += p->payloadBytes;
         rx->unacked += p->payloadBytes;
         m_deliveredBytes += p->payloadBytes;
+        if (rx->expected >= rx->sizeBytes && rx->received) {
+            received = std::move(rx->received);  // the last byte is here: once, after this packet's ACK
+            rx->received = nullptr;
+        }
         const bool chunkBoundary = m_settings.ackChunkBytes && before / m_settings.ackChunkBytes !=
                                                                    rx->expected / m_settings.ackChunkBytes;
         if (rx->unacked >= m_settings.ackIntervalBytes || p->lastOfMessage || chunkBoundary) {
@@ -317,7 +347,11 @@ void RoceNic::OnData(RocePacket* p) {
         // A duplicate: re-acknowledge, so a lost ACK is repaired without waiting for another timeout.
         SendControl(PacketKind::Ack, p->dstQp, rx->expected, p);
     }
+    const uint64_t flow = p->flow;
     m_pool->release(p);
+    if (received) {
+        received(flow, now);
+    }
 }
 
 void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data) {
@@ -349,8 +383,9 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const
         rx.unacked = 0;
         rx.ceSinceAck = false;
     }
-    m_control.push(p);
-    m_device->Kick();
+    Port& port = m_ports[rx.port];
+    port.control.push(p);
+    port.device->Kick();
 }
 
 void RoceNic::OnAck(RocePacket* p) {
@@ -489,7 +524,6 @@ void RoceNic::Complete(uint32_t qp) {
     if (q.state == QpState::Ready) {
         RingRemove(qp);
     }
-    (*m_peers)[q.dstHost]->FreeRx(q.dstQp);
     const FlowCompletion completion{q.flowId,    m_host,    q.dstHost, q.udpSrcPort,
                                     q.sizeBytes, q.startPs, nowPs()};
     Done done = std::move(q.done);

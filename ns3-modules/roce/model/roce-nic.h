@@ -1,8 +1,13 @@
 // RoCEv2 host NIC: one reliable-connected queue pair per message (64-bit sizes and sequence numbers), per-QP
 // rate pacing and optional window from its congestion-control state machine, O(1) round robin among eligible
-// QPs (one ring per priority; paced QPs wait in a heap, window-bound ones are parked until an ACK), ACK
-// coalescing, NACK with go-back-N, a retransmission timeout, receiver-side CNPs rate-limited per QP, and an
-// HPCC-compatible mode in which the ECN echo and INT ride on ACKs.
+// QPs (one ring per port and priority; paced QPs wait in a heap, window-bound ones are parked until an ACK),
+// ACK coalescing, NACK with go-back-N, a retransmission timeout, receiver-side CNPs rate-limited per QP, and
+// an HPCC-compatible mode in which the ECN echo and INT ride on ACKs.
+//
+// A NIC may have several ports (an NPU with one port per link of a multi-dimensional network, or a scale-up
+// and a scale-out port): a QP leaves on the port its route starts with and stays there. Connections are set
+// up by the caller, as a connection manager would: OpenReceive at the destination NIC, then StartFlow at the
+// source.
 #ifndef MLNET_ROCE_NIC_H
 #define MLNET_ROCE_NIC_H
 
@@ -15,6 +20,7 @@
 #include "ns3/traced-callback.h"
 
 #include "congestion-control.h"
+#include "network/routing.h"
 #include "roce-net-device.h"
 #include "roce-port-owner.h"
 
@@ -47,23 +53,34 @@ public:
     RoceNic();
 
     using CcFactory = std::function<std::unique_ptr<cc::CongestionControl>(const cc::FlowParams&)>;
-    void Setup(uint32_t host, ns3::Ptr<RoceNetDevice> device, PacketPool* pool, NicSettings settings,
-               CcFactory ccFactory);
-    // Peers are reached through this table (host index -> NIC) so the receiving context can be made with the
-    // QP.
-    void SetPeers(const std::vector<RoceNic*>* nicsByHost) { m_peers = nicsByHost; }
+    // `ports` are the host's devices in port order; `routing` picks a QP's port (and an ACK's) when there are
+    // several. When `owner` is given, it owns the devices (an NPU's forwarding switch) and asks this NIC for
+    // frames; otherwise the NIC owns them.
+    void Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, PacketPool* pool,
+               NicSettings settings, CcFactory ccFactory, const Routing* routing,
+               RocePortOwner* owner = nullptr);
 
-    // Starts a message of sizeBytes to `dstHost` now. `flow` carries path facts for the CC; `done` fires when
-    // the last byte is acknowledged.
+    // Receiving side of a connection: a context for message `flowId` of sizeBytes from srcHost; `received`
+    // fires once, when the message's last byte has arrived in order. Returns the context's index, which the
+    // sender's StartFlow names. Closed by CloseReceive once the sender is done (late duplicates are then
+    // dropped).
+    using Received = std::function<void(uint64_t flowId, TimePs atPs)>;
+    uint32_t OpenReceive(uint64_t flowId, uint32_t srcHost, uint64_t sizeBytes, uint16_t udpSrcPort,
+                         Received received = nullptr);
+    void CloseReceive(uint32_t receiveContext);
+
+    // Starts sending message flowId of sizeBytes to `dstHost`, whose receive context is `dstContext`, now.
+    // `flow` carries path facts for the CC; `done` fires when the last byte is acknowledged. Returns the QP.
     using Done = std::function<void(const FlowCompletion&)>;
-    uint32_t StartFlow(uint64_t flowId, uint32_t dstHost, uint64_t sizeBytes, uint8_t priority,
-                       uint16_t udpSrcPort, const cc::FlowParams& flow, Done done);
+    uint32_t StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
+                       uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow, Done done);
 
     RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) override;
     void Receive(uint32_t port, RocePacket* packet) override;
 
     uint32_t Host() const { return m_host; }
-    ns3::Ptr<RoceNetDevice> Device() const { return m_device; }
+    uint32_t NumPorts() const { return static_cast<uint32_t>(m_ports.size()); }
+    ns3::Ptr<RoceNetDevice> Device(uint32_t port = 0) const { return m_ports[port].device; }
     uint64_t ActiveFlows() const { return m_activeQps; }
     uint64_t DeliveredBytes() const { return m_deliveredBytes; }  // in-order payload accepted as a receiver
     uint64_t Timeouts() const { return m_timeouts; }
@@ -89,6 +106,7 @@ private:
         uint32_t dstQp = 0;  // receive context at the peer
         uint16_t udpSrcPort = 0;
         uint8_t priority = 3;
+        uint8_t port = 0;
         QpState state = QpState::Free;
         uint64_t sizeBytes = 0, sndNxt = 0, sndUna = 0, highestSent = 0;
         TimePs startPs = 0, nextAvailPs = 0, lastProgressPs = 0;
@@ -101,7 +119,9 @@ private:
     };
     struct RxContext {
         bool active = false;
+        uint8_t port = 0;  // where this context's ACKs leave
         uint64_t flowId = 0;
+        uint64_t sizeBytes = 0;
         uint32_t srcHost = 0, srcQp = 0;
         uint64_t expected = 0;
         uint64_t unacked = 0;
@@ -110,10 +130,19 @@ private:
         uint64_t lastNackSeq = UINT64_MAX;
         TimePs lastCnpPs = 0;
         bool cnpSent = false;
+        Received received;
+    };
+    // Per port: its device, control frames waiting, one ring of Ready QPs per priority and the paced QPs.
+    struct Port {
+        ns3::Ptr<RoceNetDevice> device;
+        PacketQueue control;
+        uint32_t ringHead[kNumPriorities];
+        int lastPriority = 0;
+        std::vector<std::pair<TimePs, uint32_t>> pacing;  // min-heap on next-available time
+        TimePs wakeAtPs = 0;
+        ns3::EventId wake;
     };
 
-    uint32_t AllocRx(uint64_t flowId, uint32_t srcHost, uint32_t srcQp);
-    void FreeRx(uint32_t rx);
     void OnData(RocePacket* p);
     void OnAck(RocePacket* p);
     void OnCnp(RocePacket* p);
@@ -125,32 +154,27 @@ private:
     void RingInsert(uint32_t qp);
     void RingRemove(uint32_t qp);
     void Reschedule(uint32_t qp);
-    void WakeAt(TimePs atPs);
-    void Wake();
+    void WakeAt(uint32_t port, TimePs atPs);
+    void Wake(uint32_t port);
     void ArmRtoScan();
     void RtoScan();
     void ArmCcTimer(uint32_t qp);
     void CcTimer(uint32_t qp, uint32_t generation);
     void Complete(uint32_t qp);
     bool WindowOpen(const QueuePair& q) const;
+    // The port a flow of this host towards dstHost leaves on.
+    uint8_t PortTowards(uint32_t dstHost, uint16_t udpSrcPort) const;
 
     uint32_t m_host = 0;
-    ns3::Ptr<RoceNetDevice> m_device;
+    std::vector<Port> m_ports;
     PacketPool* m_pool = nullptr;
     NicSettings m_settings;
     CcFactory m_ccFactory;
-    const std::vector<RoceNic*>* m_peers = nullptr;
+    const Routing* m_routing = nullptr;
     std::vector<QueuePair> m_qps;
     std::vector<uint32_t> m_freeQps;
     std::vector<RxContext> m_rx;
     std::vector<uint32_t> m_freeRx;
-    // Per priority: head of the ring of Ready QPs (UINT32_MAX: empty).
-    uint32_t m_ringHead[kNumPriorities];
-    int m_lastPriority = 0;
-    std::vector<std::pair<TimePs, uint32_t>> m_pacing;  // min-heap on next-available time
-    PacketQueue m_control;
-    TimePs m_wakeAtPs = 0;
-    ns3::EventId m_wake;
     bool m_rtoScanArmed = false;
     uint64_t m_activeQps = 0;
     uint64_t m_deliveredBytes = 0;

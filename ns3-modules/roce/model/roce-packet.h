@@ -21,6 +21,14 @@ enum class PacketKind : uint8_t {
 };
 
 inline constexpr int kNumPriorities = 8;
+
+// Why a frame was lost (drop traces of switches and channels).
+enum class DropReason : uint8_t {
+    BufferFull,  // the switch buffer had no room: shared pool beyond the threshold and no headroom (or PFC
+                 // off)
+    LinkDown,    // the cable was down when the frame was on it
+    RandomLoss,  // the cable's per-frame error rate
+};
 // Enough for any path of a 5-tier network; a longer path is an error, never a silent truncation.
 inline constexpr int kMaxIntHops = 16;
 

@@ -9,25 +9,6 @@ namespace mlnet::roce {
 
 NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 
-namespace {
-
-uint64_t mix(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
-}  // namespace
-
-uint64_t flowHash(const RocePacket& p, uint64_t seed) {
-    const uint64_t hosts = uint64_t{p.srcHost} << 32 | p.dstHost;
-    const uint64_t ports = uint64_t{p.udpSrcPort} << 16 | 4791;
-    return mix(mix(hosts ^ seed) ^ (ports << 8 | 17));
-}
-
 ns3::TypeId RoceSwitch::GetTypeId() {
     static ns3::TypeId tid =
         ns3::TypeId("mlnet::roce::RoceSwitch")
@@ -37,12 +18,14 @@ ns3::TypeId RoceSwitch::GetTypeId() {
             .AddTraceSource(
                 "Pfc", "The switch sent a PFC pause (true) or resume (false): node, port, priority.",
                 ns3::MakeTraceSourceAccessor(&RoceSwitch::m_pfcTrace), "mlnet::roce::RoceSwitch::PfcCallback")
-            .AddTraceSource("Drop", "A packet was dropped for lack of buffer: node, ingress port, packet.",
+            .AddTraceSource("Drop", "A packet was dropped: node, ingress port, packet, reason.",
                             ns3::MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
                             "mlnet::roce::RoceSwitch::DropCallback")
-            .AddTraceSource("EcnMark", "A data packet was CE-marked at dequeue: node, egress port, packet.",
+            .AddTraceSource("EcnMark",
+                            "A data packet was CE-marked at dequeue: node, egress port, packet, the egress "
+                            "queue of its class after it left (bytes).",
                             ns3::MakeTraceSourceAccessor(&RoceSwitch::m_ecnTrace),
-                            "mlnet::roce::RoceSwitch::DropCallback");
+                            "mlnet::roce::RoceSwitch::MarkCallback");
     return tid;
 }
 
@@ -61,37 +44,34 @@ void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig
     m_nodeId = nodeId;
 }
 
-void RoceSwitch::SetRoutes(std::vector<uint32_t> routeBegin, std::vector<uint16_t> routePorts,
-                           uint64_t ecmpSeed) {
-    m_routeBegin = std::move(routeBegin);
-    m_routePorts = std::move(routePorts);
-    m_ecmpSeed = ecmpSeed;
-}
-
 uint32_t RoceSwitch::Route(const RocePacket& packet) const {
-    const uint32_t begin = m_routeBegin[packet.dstHost];
-    const uint32_t count = m_routeBegin[packet.dstHost + 1] - begin;
-    NS_ABORT_MSG_IF(count == 0, "switch " << m_nodeId << " has no route to host " << packet.dstHost);
-    return m_routePorts[begin + (count == 1 ? 0 : flowHash(packet, m_ecmpSeed) % count)];
+    const uint32_t port = m_routing->choose(m_vertex, packet.srcHost, packet.dstHost, packet.udpSrcPort);
+    // Routes are checked when the network is built, so a missing one is a bug, not an input error.
+    NS_ABORT_MSG_IF(port == UINT32_MAX, "switch " << m_nodeId << " has no route to host " << packet.dstHost);
+    return port;
 }
 
 void RoceSwitch::Receive(uint32_t port, RocePacket* packet) {
+    if (packet->dstHost == m_localHost) {
+        m_localNic->Receive(port, packet);
+        return;
+    }
     packet->ingressPort = port;
     const uint32_t out = Route(*packet);
     const uint8_t q = packet->priority;
     if (!m_mmu->admit(port, q, out, packet->frameBytes)) {
         ++m_drops;
-        m_dropTrace(m_nodeId, port, packet);
+        m_dropTrace(m_nodeId, port, packet, DropReason::BufferFull);
         m_pool->release(packet);
         return;
     }
     Port& egress = m_ports[out];
     egress.queues[q].push(packet);
     if (m_settings.intEnabled) {
-        IntegrateQueue(egress);  // only INT reads the queue integral
+        // Only INT reads the queue integral, which runs up to now at the queue before this packet.
+        IntegrateQueue(egress, m_mmu->egressPortBytes(out) - packet->frameBytes);
     }
-    egress.queuedBytes += packet->frameBytes;
-    egress.maxQueueBytes = std::max(egress.maxQueueBytes, egress.queuedBytes);
+    egress.maxQueueBytes = std::max(egress.maxQueueBytes, m_mmu->egressPortBytes(out));
     Sample(out);
     if (m_mmu->checkPause(port, q)) {
         SendPause(port, q);
@@ -156,17 +136,26 @@ int RoceSwitch::PickDataClass(Port& port, uint8_t pausedMask) {
 
 RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     Port& port = m_ports[portIndex];
-    int q = (!(pausedMask & 1) && !port.queues[0].empty()) ? 0 : PickDataClass(port, pausedMask);
+    const bool control = !(pausedMask & 1) && !port.queues[0].empty();
+    if (m_localNic && !control) {
+        // An NPU's port alternates between its own NIC's frames and the data it forwards.
+        port.localFirst = !port.localFirst;
+        if (port.localFirst) {
+            if (RocePacket* own = m_localNic->Dequeue(portIndex, pausedMask)) {
+                return own;
+            }
+        }
+    }
+    int q = control ? 0 : PickDataClass(port, pausedMask);
     if (q < 0) {
-        return nullptr;
+        return m_localNic && !port.localFirst ? m_localNic->Dequeue(portIndex, pausedMask) : nullptr;
     }
     RocePacket* packet = port.queues[q].pop();
     if (m_settings.intEnabled) {
-        IntegrateQueue(port);
+        IntegrateQueue(port, m_mmu->egressPortBytes(portIndex));
     }
-    port.queuedBytes -= packet->frameBytes;
-    Sample(portIndex);
     m_mmu->release(packet->ingressPort, static_cast<uint8_t>(q), portIndex, packet->frameBytes);
+    Sample(portIndex);
     if (packet->kind == PacketKind::Data) {
         // Draw a random number only when marking is possible: most dequeues see a queue below Kmin.
         const double markProbability = packet->ecn != kEcnNotEct && packet->ecn != kEcnCe
@@ -175,13 +164,13 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
         if (markProbability >= 1 || (markProbability > 0 && m_random->GetValue() < markProbability)) {
             packet->ecn = kEcnCe;
             ++m_ecnMarks;
-            m_ecnTrace(m_nodeId, portIndex, packet);
+            m_ecnTrace(m_nodeId, portIndex, packet, m_mmu->egressBytes(portIndex, static_cast<uint8_t>(q)));
         }
         if (m_settings.intEnabled) {
             NS_ABORT_MSG_IF(packet->intHops >= kMaxIntHops,
                             "INT stack full: path longer than " << kMaxIntHops << " switch hops");
             packet->hops[packet->intHops++] =
-                IntHop{static_cast<uint64_t>(nowPs() / 1000), port.txBytes, port.queuedBytes,
+                IntHop{psToNs(nowPs()), port.txBytes, m_mmu->egressPortBytes(portIndex),
                        port.device->RateBps(), static_cast<uint64_t>(port.queueByteNs)};
         }
     }
@@ -193,10 +182,10 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     return packet;
 }
 
-void RoceSwitch::IntegrateQueue(Port& port) {
+void RoceSwitch::IntegrateQueue(Port& port, uint64_t queueBytes) {
     const TimePs now = nowPs();
-    port.queueByteNs +=
-        static_cast<double>(port.queuedBytes) * static_cast<double>(now - port.queueChangedPs) / 1000;
+    port.queueByteNs += static_cast<double>(queueBytes) * static_cast<double>(now - port.queueChangedPs) /
+                        static_cast<double>(kPsPerNs);
     port.queueChangedPs = now;
 }
 
@@ -207,7 +196,7 @@ void RoceSwitch::Sample(uint32_t port) {
     Port& p = m_ports[port];
     const TimePs now = nowPs();
     if (now >= p.nextSamplePs && now >= m_settings.queueSampleStartPs && now <= m_settings.queueSampleEndPs) {
-        m_samples.push_back({now, port, p.queuedBytes});
+        m_samples.push_back({now, port, m_mmu->egressPortBytes(port)});
         p.nextSamplePs = now + m_settings.queueSampleIntervalPs;
     }
 }

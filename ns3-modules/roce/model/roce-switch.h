@@ -1,7 +1,7 @@
 // Output-queued shared-buffer switch: per-flow ECMP on shortest paths, SwitchMmu admission with PFC
 // pause/resume (refreshed while congested) and RED/ECN marking at dequeue, INT stamping for HPCC, strict
 // priority for class 0 (ACKs and other control) and round-robin or deficit round-robin among data classes.
-// Drops are counted and traced.
+// Drops are counted and traced with their reason.
 #ifndef MLNET_ROCE_SWITCH_H
 #define MLNET_ROCE_SWITCH_H
 
@@ -11,6 +11,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include "network/routing.h"
 #include "roce-net-device.h"
 #include "roce-port-owner.h"
 #include "switch-mmu.h"
@@ -38,8 +39,17 @@ public:
     // pool.
     void Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig mmu, SwitchSettings settings,
                    PacketPool* pool, uint32_t nodeId);
-    // Egress ports towards every host: ports of host h are routePorts[routeBegin[h] .. routeBegin[h + 1]).
-    void SetRoutes(std::vector<uint32_t> routeBegin, std::vector<uint16_t> routePorts, uint64_t ecmpSeed);
+    // Routes of the network (shared by every switch), and this switch's vertex in it.
+    void SetRouting(const Routing* routing, uint32_t vertex) {
+        m_routing = routing;
+        m_vertex = vertex;
+    }
+    // An NPU that forwards others' traffic (multi-dimensional and switchless networks) is this switch with
+    // its own NIC inside: frames for `localHost` go to the NIC, and every port also serves the NIC's frames.
+    void AttachLocalNic(RocePortOwner* nic, uint32_t localHost) {
+        m_localNic = nic;
+        m_localHost = localHost;
+    }
 
     RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) override;
     void Receive(uint32_t port, RocePacket* packet) override;
@@ -55,6 +65,8 @@ public:
     uint32_t NumPorts() const { return static_cast<uint32_t>(m_ports.size()); }
     ns3::Ptr<RoceNetDevice> PortDevice(uint32_t port) const { return m_ports[port].device; }
 
+    uint32_t Vertex() const { return m_vertex; }
+
     struct QueueSample {
         TimePs timePs;
         uint32_t port;
@@ -65,49 +77,51 @@ public:
 
     // Trace signatures.
     typedef void (*PfcCallback)(uint32_t switchNode, uint32_t port, uint8_t priority, bool pause);
-    typedef void (*DropCallback)(uint32_t switchNode, uint32_t port, const RocePacket* packet);
+    typedef void (*DropCallback)(uint32_t switchNode, uint32_t ingressPort, const RocePacket* packet,
+                                 DropReason reason);
+    typedef void (*MarkCallback)(uint32_t switchNode, uint32_t egressPort, const RocePacket* packet,
+                                 uint64_t queueBytes);
 
 private:
     struct Port {
         ns3::Ptr<RoceNetDevice> device;
         PacketQueue queues[kNumPriorities];
         uint64_t txBytes = 0;
-        uint64_t queuedBytes = 0;
-        double queueByteNs = 0;  // time integral of queuedBytes (INT)
+        double queueByteNs = 0;  // time integral of the egress queue (INT)
         TimePs queueChangedPs = 0;
         uint64_t maxQueueBytes = 0;
         TimePs nextSamplePs = 0;
         int current = 1;  // data class the scheduler is serving
         uint64_t deficit[kNumPriorities] = {};
         bool refreshPending[kNumPriorities] = {};
+        bool localFirst = false;  // alternates the local NIC and forwarded data on NPU ports
     };
     int PickDataClass(Port& port, uint8_t pausedMask);
     void SendPause(uint32_t port, uint8_t priority);
     void RefreshPause(uint32_t port, uint8_t priority);
     void Sample(uint32_t port);
-    // Adds queuedBytes x (now - last change) to the port's queue integral; call before changing queuedBytes.
-    void IntegrateQueue(Port& port);
+    // Adds queueBytes x (now - last change) to the port's queue integral: call with the queue as it was since
+    // the last change.
+    void IntegrateQueue(Port& port, uint64_t queueBytes);
 
     std::vector<Port> m_ports;
     std::unique_ptr<SwitchMmu> m_mmu;
     SwitchSettings m_settings;
     PacketPool* m_pool = nullptr;
     uint32_t m_nodeId = 0;
-    std::vector<uint32_t> m_routeBegin;
-    std::vector<uint16_t> m_routePorts;
-    uint64_t m_ecmpSeed = 0;
+    const Routing* m_routing = nullptr;
+    uint32_t m_vertex = 0;
+    RocePortOwner* m_localNic = nullptr;
+    uint32_t m_localHost = UINT32_MAX;
     ns3::Ptr<ns3::UniformRandomVariable> m_random;
     uint64_t m_drops = 0;
     uint64_t m_ecnMarks = 0;
     uint64_t m_pausesSent = 0;
     std::vector<QueueSample> m_samples;
     ns3::TracedCallback<uint32_t, uint32_t, uint8_t, bool> m_pfcTrace;
-    ns3::TracedCallback<uint32_t, uint32_t, const RocePacket*> m_dropTrace;
-    ns3::TracedCallback<uint32_t, uint32_t, const RocePacket*> m_ecnTrace;
+    ns3::TracedCallback<uint32_t, uint32_t, const RocePacket*, DropReason> m_dropTrace;
+    ns3::TracedCallback<uint32_t, uint32_t, const RocePacket*, uint64_t> m_ecnTrace;
 };
-
-// Deterministic flow hash over the RoCEv2 5-tuple (source/destination host, UDP source port, 4791, UDP).
-uint64_t flowHash(const RocePacket& packet, uint64_t seed);
 
 }  // namespace mlnet::roce
 

@@ -8,6 +8,7 @@ SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
     const std::size_t ports = m_config.ports.size();
     m_in.resize(ports * kPriorities);
     m_out.assign(ports * kPriorities, 0);
+    m_outPort.assign(ports, 0);
     m_headroomUsed.assign(ports, 0);
     for (const MmuPortConfig& p : m_config.ports) {
         m_headroomTotal += m_config.pfcEnabled ? p.headroomBytes : 0;
@@ -39,11 +40,11 @@ bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint3
         in.headroom += bytes;
         m_headroomUsed[inPort] += bytes;
     } else {
-        ++m_drops;
         return false;
     }
     in.bytes += bytes;
     m_out[index(outPort, priority)] += bytes;
+    m_outPort[outPort] += bytes;
     m_total += bytes;
     m_peak = std::max(m_peak, m_total);
     return true;
@@ -59,6 +60,7 @@ void SwitchMmu::release(uint32_t inPort, uint8_t priority, uint32_t outPort, uin
     in.bytes -= bytes;
     m_sharedUsed -= sharedBefore - beyondReserve(in);
     m_out[index(outPort, priority)] -= bytes;
+    m_outPort[outPort] -= bytes;
     m_total -= bytes;
 }
 
@@ -100,14 +102,6 @@ double SwitchMmu::ecnMarkProbability(uint32_t outPort, uint8_t priority) const {
         return p.pmax * static_cast<double>(q - p.kminBytes) / static_cast<double>(p.kmaxBytes - p.kminBytes);
     }
     return 0;
-}
-
-uint64_t SwitchMmu::egressPortBytes(uint32_t outPort) const {
-    uint64_t sum = 0;
-    for (int q = 0; q < kPriorities; ++q) {
-        sum += m_out[index(outPort, static_cast<uint8_t>(q))];
-    }
-    return sum;
 }
 
 }  // namespace mlnet::roce

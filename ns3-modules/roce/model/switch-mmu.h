@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "roce-packet.h"
+
 namespace mlnet::roce {
 
 struct MmuPortConfig {
@@ -30,11 +32,12 @@ struct MmuConfig {
 
 class SwitchMmu {
 public:
-    static constexpr int kPriorities = 8;
+    static constexpr int kPriorities = kNumPriorities;
 
     explicit SwitchMmu(MmuConfig config);
 
-    // Admits a packet arriving on (inPort, priority) for outPort; false means it must be dropped (counted).
+    // Admits a packet arriving on (inPort, priority) for outPort; false means it must be dropped (the switch
+    // counts and traces drops).
     bool admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes);
     // The packet left the switch from outPort.
     void release(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes);
@@ -53,11 +56,10 @@ public:
     }
 
     uint64_t egressBytes(uint32_t outPort, uint8_t priority) const { return m_out[index(outPort, priority)]; }
-    uint64_t egressPortBytes(uint32_t outPort) const;
+    uint64_t egressPortBytes(uint32_t outPort) const { return m_outPort[outPort]; }
     uint64_t sharedUsedBytes() const { return m_sharedUsed; }
     uint64_t totalBytes() const { return m_total; }
     uint64_t threshold(uint32_t inPort) const;
-    uint64_t drops() const { return m_drops; }
     uint64_t peakBytes() const { return m_peak; }
     const MmuConfig& config() const { return m_config; }
 
@@ -78,13 +80,13 @@ private:
     MmuConfig m_config;
     std::vector<Ingress> m_in;
     std::vector<uint64_t> m_out;
+    std::vector<uint64_t> m_outPort;       // per port, all priorities
     std::vector<uint64_t> m_headroomUsed;  // per port
     uint64_t m_headroomTotal = 0;
     uint64_t m_reserveTotal = 0;
     uint64_t m_sharedUsed = 0;
     uint64_t m_total = 0;
     uint64_t m_peak = 0;
-    uint64_t m_drops = 0;
 };
 
 }  // namespace mlnet::roce

@@ -1,0 +1,34 @@
+#include "fabric-settings.h"
+
+#include <algorithm>
+
+namespace mlnet::roce {
+
+FabricSettings fabricSettingsFromHpccConfig(const HpccConfig& config, const CcSelection& selection) {
+    FabricSettings s;
+    s.nic.mtuPayloadBytes = config.payloadBytes;
+    s.nic.ackIntervalBytes = config.l2AckIntervalBytes;
+    s.nic.ackChunkBytes = config.l2ChunkBytes;
+    s.nic.ackPriority = config.ackHighPriority ? 0 : 3;
+    s.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
+    s.nic.intEnabled = selection.intEnabled;
+    s.bufferBytes = config.bufferBytes;
+    s.ecnEnabled = config.ecnEnabled;
+    for (const auto& [rate, kmax] : config.kmaxBytesByRateBps) {
+        if (auto t = config.ecnFor(rate)) {
+            s.ecn.push_back({rate, t->kminBytes, t->kmaxBytes, t->pmax});
+        }
+    }
+    s.defaultErrorRate = config.errorRatePerLink;
+    s.globalBaseRtt = config.globalT;
+    s.ccFactory = selection.factory;
+    if (!config.qlenMonFile.empty()) {
+        // Sampled when queues change, at most once per interval per port: no sweep over idle ports.
+        s.switches.queueSampleIntervalPs = nsToPs(std::max<uint64_t>(config.qlenMonIntervalNs, 1));
+        s.switches.queueSampleStartPs = nsToPs(config.qlenMonStartNs);
+        s.switches.queueSampleEndPs = nsToPs(config.qlenMonEndNs);
+    }
+    return s;
+}
+
+}  // namespace mlnet::roce

@@ -1,0 +1,69 @@
+// Everything a RoCE fabric needs besides its topology: NIC and switch behaviour, buffers, PFC and ECN
+// (network-wide, per tier and per link rate), congestion control and outputs. One translation from the
+// HPCC-style config.txt (fabricSettingsFromHpccConfig) serves mlnet-flows, the incast experiment and the
+// ASTRA-sim bridge.
+#ifndef MLNET_ROCE_FABRIC_SETTINGS_H
+#define MLNET_ROCE_FABRIC_SETTINGS_H
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cc-selection.h"
+#include "hpcc-config.h"
+#include "roce-nic.h"
+#include "roce-switch.h"
+
+namespace mlnet::roce {
+
+// ECN thresholds (RED) for ports of one line rate.
+struct EcnRule {
+    uint64_t rateBps;
+    uint64_t kminBytes, kmaxBytes;
+    double pmax;
+};
+
+// Overrides for the switches of one tier ("leaf", "spine", ... of the topology description).
+struct TierSettings {
+    std::optional<uint64_t> bufferBytes;
+    std::optional<bool> pfcEnabled;
+    std::optional<bool> ecnEnabled;
+    // Thresholds at 25 Gb/s, scaled linearly with each port's rate.
+    std::optional<EcnRule> ecnPer25Gbps;
+};
+
+struct FabricSettings {
+    NicSettings nic;
+    SwitchSettings switches;
+    uint64_t bufferBytes = 32ull << 20;  // per switch (and per forwarding NPU)
+    uint64_t reserveBytes = 4096;        // per ingress port and priority
+    bool pfcEnabled = true;
+    bool ecnEnabled = true;
+    // Port thresholds: the rule for the port's exact rate, else ecnPer25Gbps scaled to it; with ECN on, a
+    // port with neither is an error (the reference aborts on a rate missing from its maps).
+    std::vector<EcnRule> ecn;
+    std::optional<EcnRule> ecnPer25Gbps;
+    std::map<std::string, TierSettings> tiers;
+    // Headroom per port = factor x (bytes the peer can still send after a pause is triggered): two
+    // propagation delays of line rate plus two maximum frames (the frame on the wire each way).
+    double headroomFactor = 1.5;
+    // The reference's alpha: 1/8, halved shift per doubling of the port rate above the NIC rate.
+    uint32_t alphaShift = 3;
+    double defaultErrorRate = 0;  // per frame, for cables whose own error rate is 0 (ERROR_RATE_PER_LINK)
+    uint64_t windowBytes = 0;     // fixed window of "none" when no factory is given; 0: none
+    bool globalBaseRtt = true;    // base RTT/BDP of the longest host pair for every flow (GLOBAL_T)
+    RoceNic::CcFactory ccFactory;
+    uint64_t seed = 1;     // ECMP salt (the streams of random variables come from ns-3's RngSeedManager)
+    std::string pcapPath;  // empty: no capture
+};
+
+// The fabric part of an HPCC-style configuration: payload, ACK coalescing and priority, buffer, ECN maps,
+// GLOBAL_T, ERROR_RATE_PER_LINK, the queue monitor window, and the selected congestion control with the NIC
+// mode it needs. Run options (PFC switch, RTO, seed, pcap) stay with the caller.
+FabricSettings fabricSettingsFromHpccConfig(const HpccConfig& config, const CcSelection& selection);
+
+}  // namespace mlnet::roce
+
+#endif

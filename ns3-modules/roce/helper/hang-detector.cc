@@ -1,0 +1,50 @@
+#include "hang-detector.h"
+
+#include <sstream>
+
+#include "ns3/simulator.h"
+
+#include "roce-timing.h"
+
+namespace mlnet::roce {
+
+HangDetector::HangDetector(const RoceFabric& fabric, TimePs intervalPs, std::function<uint64_t()> progress,
+                           std::function<bool()> busy, std::function<std::string()> describe)
+    : m_fabric(fabric),
+      m_intervalPs(intervalPs),
+      m_progress(std::move(progress)),
+      m_busy(std::move(busy)),
+      m_describe(std::move(describe)) {}
+
+HangDetector::~HangDetector() {
+    m_event.Cancel();
+}
+
+void HangDetector::Start() {
+    m_hung = false;
+    m_report.clear();
+    m_last = UINT64_MAX;
+    m_event.Cancel();
+    m_event = ns3::Simulator::Schedule(ns3::PicoSeconds(m_intervalPs), &HangDetector::Check, this);
+}
+
+void HangDetector::Check() {
+    const uint64_t progress = m_progress();
+    if (m_busy() && progress == m_last) {
+        m_hung = true;
+        std::ostringstream s;
+        s << "no progress for " << static_cast<double>(m_intervalPs) / 1e9 << " ms at "
+          << static_cast<double>(nowPs()) / 1e12 << " s\n";
+        if (m_describe) {
+            s << m_describe();
+        }
+        s << m_fabric.DescribeActive() << m_fabric.DescribePauseCycle();
+        m_report = s.str();
+        ns3::Simulator::Stop();
+        return;
+    }
+    m_last = progress;
+    m_event = ns3::Simulator::Schedule(ns3::PicoSeconds(m_intervalPs), &HangDetector::Check, this);
+}
+
+}  // namespace mlnet::roce

@@ -1,0 +1,45 @@
+// Stops a run that no longer makes progress and says why: every interval it reads a progress counter (bytes
+// delivered, messages finished, ...), and if the counter has not moved while work is outstanding it stops the
+// simulator and keeps a report of every unfinished queue pair and any PFC wait-for cycle. A run therefore
+// never spins until its time limit on a dead link or a PFC deadlock.
+#ifndef MLNET_ROCE_HANG_DETECTOR_H
+#define MLNET_ROCE_HANG_DETECTOR_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "ns3/event-id.h"
+
+#include "roce-fabric.h"
+
+namespace mlnet::roce {
+
+class HangDetector {
+public:
+    // `progress` must grow whenever the run moves forward; `busy` says whether anything is still outstanding;
+    // `describe` adds the caller's view (e.g. what every rank waits for) to the report.
+    HangDetector(const RoceFabric& fabric, TimePs intervalPs, std::function<uint64_t()> progress,
+                 std::function<bool()> busy, std::function<std::string()> describe = nullptr);
+    ~HangDetector();
+    void Start();
+    bool Hung() const { return m_hung; }
+    const std::string& Report() const { return m_report; }
+
+private:
+    void Check();
+
+    const RoceFabric& m_fabric;
+    TimePs m_intervalPs;
+    std::function<uint64_t()> m_progress;
+    std::function<bool()> m_busy;
+    std::function<std::string()> m_describe;
+    uint64_t m_last = UINT64_MAX;
+    bool m_hung = false;
+    std::string m_report;
+    ns3::EventId m_event;
+};
+
+}  // namespace mlnet::roce
+
+#endif

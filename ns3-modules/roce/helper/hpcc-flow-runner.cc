@@ -1,0 +1,78 @@
+#include "hpcc-flow-runner.h"
+
+#include <sstream>
+
+#include "ns3/simulator.h"
+
+#include "roce-timing.h"
+
+namespace mlnet::roce {
+
+HpccFlowRunner::HpccFlowRunner(RoceFabric& fabric, TimePs hangCheckPs)
+    : m_fabric(fabric),
+      m_hang(
+          fabric, hangCheckPs,
+          // A flow that started since the last check counts as progress: it has not had a whole interval yet.
+          [this] { return m_fct.size() + m_started + m_fabric.DeliveredBytes(); },
+          [this] { return m_started > m_fct.size(); },
+          [this] {
+              return std::to_string(m_started - m_fct.size()) + " of " + std::to_string(m_flows.size()) +
+                     " flows unfinished\n";
+          }) {}
+
+void HpccFlowRunner::AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBytes, uint8_t priority,
+                             uint16_t dport, TimePs startPs, std::function<void(const FctRecordPs&)> done) {
+    const uint64_t id = m_flows.size();
+    m_flows.push_back({m_fabric.HostOfNodeId(srcNode), m_fabric.HostOfNodeId(dstNode), dport, priority,
+                       sizeBytes, std::move(done)});
+    const TimePs now = nowPs();
+    ns3::Simulator::Schedule(ns3::PicoSeconds(startPs > now ? startPs - now : 0), &HpccFlowRunner::StartFlow,
+                             this, id);
+}
+
+void HpccFlowRunner::StartFlow(uint64_t flowId) {
+    const PendingFlow& f = m_flows[flowId];
+    ++m_started;
+    m_fabric.StartMessage(flowId, f.srcHost, f.dstHost, f.sizeBytes, f.priority,
+                          [this, flowId](const FlowCompletion& c) {
+                              const PendingFlow& flow = m_flows[flowId];
+                              FctRecordPs r{flowId,
+                                            m_fabric.NodeIdOfHost(c.srcHost),
+                                            m_fabric.NodeIdOfHost(c.dstHost),
+                                            c.udpSrcPort,
+                                            flow.dport,
+                                            c.sizeBytes,
+                                            c.startPs,
+                                            c.finishPs,
+                                            m_fabric.IdealFctPs(c.srcHost, c.dstHost, c.sizeBytes)};
+                              m_fct.push_back(r);
+                              if (flow.done) {
+                                  flow.done(r);
+                              }
+                              if (m_fct.size() == m_flows.size()) {
+                                  ns3::Simulator::Stop();
+                              }
+                          });
+}
+
+bool HpccFlowRunner::Run(TimePs stopPs) {
+    m_hangReport.clear();
+    if (m_flows.empty()) {
+        return true;
+    }
+    m_hang.Start();
+    ns3::Simulator::Stop(ns3::PicoSeconds(stopPs > nowPs() ? stopPs - nowPs() : 0));
+    ns3::Simulator::Run();
+    if (m_hang.Hung()) {
+        m_hangReport = m_hang.Report();
+    } else if (m_fct.size() < m_flows.size()) {
+        std::ostringstream s;
+        s << "stopped at the time limit (" << static_cast<double>(stopPs) / 1e12 << " s) with "
+          << m_flows.size() - m_fct.size() << " of " << m_flows.size() << " flows unfinished\n"
+          << m_fabric.DescribeActive();
+        m_hangReport = s.str();
+    }
+    return m_fct.size() == m_flows.size();
+}
+
+}  // namespace mlnet::roce

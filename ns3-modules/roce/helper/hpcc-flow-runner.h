@@ -1,0 +1,63 @@
+// Runs the flows of an HPCC-style experiment (flow file: source, destination, priority, destination port,
+// size, start) on a RoCE fabric: starts each flow at its time, records its completion for fct.txt, stops the
+// run at the last completion, at the time limit, or when the hang detector sees no progress.
+#ifndef MLNET_ROCE_HPCC_FLOW_RUNNER_H
+#define MLNET_ROCE_HPCC_FLOW_RUNNER_H
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hang-detector.h"
+#include "roce-fabric.h"
+
+namespace mlnet::roce {
+
+struct FctRecordPs {
+    uint64_t flowId;
+    uint32_t srcNode, dstNode;  // original node ids
+    uint16_t sport, dport;
+    uint64_t sizeBytes;
+    TimePs startPs, finishPs, idealPs;
+};
+
+class HpccFlowRunner {
+public:
+    // `hangCheckPs`: no delivery for this long while flows are unfinished stops the run (default 10 ms).
+    explicit HpccFlowRunner(RoceFabric& fabric, TimePs hangCheckPs = 10'000'000'000ull);
+
+    // Schedules a flow between two hosts (original node ids); completions are recorded in Fct().
+    void AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBytes, uint8_t priority, uint16_t dport,
+                 TimePs startPs, std::function<void(const FctRecordPs&)> done = nullptr);
+
+    // Runs until every flow finished, `stopPs` is reached, or the hang detector fires. True if every flow
+    // finished.
+    bool Run(TimePs stopPs);
+    const std::string& HangReport() const { return m_hangReport; }
+
+    const std::vector<FctRecordPs>& Fct() const { return m_fct; }
+    uint64_t FlowsStarted() const { return m_started; }
+    uint64_t FlowsFinished() const { return m_fct.size(); }
+
+private:
+    struct PendingFlow {
+        uint32_t srcHost, dstHost;
+        uint16_t dport;
+        uint8_t priority;
+        uint64_t sizeBytes;
+        std::function<void(const FctRecordPs&)> done;
+    };
+    void StartFlow(uint64_t flowId);
+
+    RoceFabric& m_fabric;
+    HangDetector m_hang;
+    std::vector<PendingFlow> m_flows;
+    std::vector<FctRecordPs> m_fct;
+    uint64_t m_started = 0;
+    std::string m_hangReport;
+};
+
+}  // namespace mlnet::roce
+
+#endif

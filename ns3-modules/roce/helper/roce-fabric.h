@@ -1,0 +1,133 @@
+// Builds the RoCE network of a TopologySpec: a device at each end of every cable, a NIC per host (one port
+// per cable of the host), a shared-buffer switch per switch vertex, and, where hosts forward
+// (multi-dimensional and switchless networks), a forwarding switch inside each NPU with its NIC behind it.
+// Routes come from the description's Routing, computed once. The fabric starts messages and reports on the
+// network; it never stops or destroys the simulator (the flow runner and the bridge decide when a run ends).
+#ifndef MLNET_ROCE_FABRIC_H
+#define MLNET_ROCE_FABRIC_H
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ns3/node.h"
+
+#include "fabric-settings.h"
+#include "network/routing.h"
+#include "network/topology-spec.h"
+#include "roce-channel.h"
+#include "roce-net-device.h"
+#include "roce-nic.h"
+#include "roce-switch.h"
+#include "util/diagnostics.h"
+
+namespace mlnet::roce {
+
+class PcapWriter;
+
+// A PFC frame as the reference logs it: at the device that received it.
+struct PfcEvent {
+    TimePs timePs;
+    uint32_t nodeId;  // original id of the node
+    bool isSwitch;
+    uint32_t port;
+    uint8_t priority;
+    bool pause;
+};
+
+class RoceFabric {
+public:
+    // Errors (a port rate without ECN thresholds, ...) go to diag; check diag.hasErrors() before use.
+    RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings settings, Diagnostics& diag);
+    ~RoceFabric();
+    RoceFabric(const RoceFabric&) = delete;
+    RoceFabric& operator=(const RoceFabric&) = delete;
+
+    const TopologySpec& Spec() const { return *m_spec; }
+    const Routing& Routes() const { return *m_routing; }
+    const FabricSettings& Settings() const { return m_settings; }
+    uint32_t NumHosts() const { return m_spec->numHosts(); }
+    uint32_t NodeIdOfHost(uint32_t host) const { return m_spec->vertices[host].originalId; }
+    // Host index of an original node id, or UINT32_MAX when the id is not a host.
+    uint32_t HostOfNodeId(uint32_t nodeId) const {
+        return nodeId < m_hostOfNodeId.size() ? m_hostOfNodeId[nodeId] : UINT32_MAX;
+    }
+    RoceNic& Nic(uint32_t host) { return *m_nics[host]; }
+    const RoceNic& Nic(uint32_t host) const { return *m_nics[host]; }
+    // Every switch, including the forwarding switches of NPUs, in vertex order.
+    const std::vector<ns3::Ptr<RoceSwitch>>& Switches() const { return m_switches; }
+
+    // Opens a connection from srcHost to dstHost (a queue pair with its own UDP source port) and starts a
+    // message of sizeBytes on it now. `sent` fires at the sender's last ACK; `received`, if given, when the
+    // last byte has arrived in order at dstHost. The connection closes when the sender is done.
+    void StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
+                      uint8_t priority, std::function<void(const FlowCompletion&)> sent,
+                      RoceNic::Received received = nullptr);
+
+    // Path facts between two hosts (the route of the first flow port): base RTT = two propagation delays plus
+    // one MTU frame per hop; ideal FCT = base RTT + (size + per-packet headers) at the bottleneck rate.
+    cc::FlowParams FlowParamsOf(uint32_t srcHost, uint32_t dstHost) const;
+    TimePs IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes) const;
+
+    // Takes the cable between two nodes (original ids) down at `atPs`: frames on it and later ones are lost;
+    // routes stay. False when the nodes share no cable.
+    bool ScheduleLinkDown(uint32_t nodeA, uint32_t nodeB, TimePs atPs);
+
+    const std::vector<PfcEvent>& Pfc() const { return m_pfc; }
+    uint64_t TotalDrops() const;
+    uint64_t DataPacketHops() const;
+    // In-order payload bytes accepted by all NICs: what the hang detectors watch.
+    uint64_t DeliveredBytes() const;
+    uint64_t PoolPacketsIssued() const { return m_pool->issued(); }
+    // Every unfinished queue pair, and the paused switch ports with any PFC wait-for cycle (a PFC deadlock).
+    std::string DescribeActive() const;
+    std::string DescribePauseCycle() const;
+
+private:
+    struct Path {
+        uint32_t hops = 0;
+        TimePs delayPs = 0;
+        uint64_t bottleneckBps = 0;
+    };
+    Path PathBetween(uint32_t srcHost, uint32_t dstHost) const;
+    bool ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<RoceNetDevice>>& devices,
+                        uint64_t nicRateBps, MmuConfig& mmu, Diagnostics& diag) const;
+    static void RecordPause(RoceFabric* self, uint32_t nodeId, bool isSwitch, uint32_t port, uint8_t priority,
+                            bool pause, uint64_t quanta);
+
+    std::shared_ptr<const TopologySpec> m_spec;
+    std::unique_ptr<Routing> m_routing;
+    FabricSettings m_settings;
+    std::unique_ptr<PacketPool> m_pool;
+    std::unique_ptr<PcapWriter> m_pcap;
+    std::vector<uint32_t> m_hostOfNodeId;
+    std::vector<uint32_t> m_hostNodeIds;       // by host index, for pcap addresses
+    std::vector<ns3::Ptr<ns3::Node>> m_nodes;  // by vertex
+    std::vector<ns3::Ptr<RoceSwitch>> m_switches;
+    std::vector<ns3::Ptr<RoceNic>> m_nicObjects;
+    std::vector<RoceNic*> m_nics;
+    std::vector<std::vector<ns3::Ptr<RoceNetDevice>>> m_devices;  // by vertex, in port order
+    std::vector<ns3::Ptr<RoceChannel>> m_channels;                // by cable
+    cc::FlowParams m_globalFlow;
+    FlowPortAllocator m_flowPorts;
+    std::vector<PfcEvent> m_pfc;
+};
+
+// Sets ns-3's time resolution to picoseconds and selects our event scheduler (must run before any ns3::Time
+// is created; idempotent).
+void UsePicosecondTime();
+
+// One simulation's lifetime: picosecond time from the start, Simulator::Destroy at the end (after the fabric,
+// when declared before it), so tools and tests need no Destroy on every return path.
+class SimulatorSession {
+public:
+    SimulatorSession() { UsePicosecondTime(); }
+    ~SimulatorSession();
+    SimulatorSession(const SimulatorSession&) = delete;
+    SimulatorSession& operator=(const SimulatorSession&) = delete;
+};
+
+}  // namespace mlnet::roce
+
+#endif
