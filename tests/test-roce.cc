@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <random>
 
 #include "ns3/simulator.h"
 
+#include "network/topology.h"
 #include "roce-test-util.h"
 #include "switch-mmu.h"
 #include "trace-test-util.h"
@@ -147,6 +149,80 @@ TEST(RoceFabric, EcnMarksOnlyAboveKmin) {
     EXPECT_GT(marks, 0u);
     EXPECT_EQ(belowKmin, 0u);
     EXPECT_EQ(marks, sw->EcnMarks());
+}
+
+// The packet model's switches and the analytical model route a flow (source, destination, UDP source port)
+// over the same path: both take their next hops from the one Routing and hash with the one ECMP hash.
+TEST(RoceFabric, PacketAndAnalyticalModelsChooseTheSamePath) {
+    for (uint64_t seed : {1u, 9u}) {
+        auto spec = std::make_shared<const TopologySpec>(buildFatTree(8, LinkSettings{}));
+        Diagnostics diag;
+        FabricSettings settings = baseConfig();
+        settings.seed = seed;
+        TestNetwork net(spec, settings, diag);
+        ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+        const Topology analytical = Topology::fromSpec(spec, seed);
+        std::mt19937_64 random(seed);
+        for (int i = 0; i < 1000; ++i) {
+            RocePacket p;
+            p.srcHost = static_cast<uint32_t>(random() % spec->numHosts());
+            p.dstHost = static_cast<uint32_t>(random() % spec->numHosts());
+            p.udpSrcPort = static_cast<uint16_t>(10000 + random() % 50000);
+            if (p.srcHost == p.dstHost) {
+                continue;
+            }
+            std::vector<uint32_t> packetCables{spec->portCable(p.srcHost, 0)};  // hosts have one NIC port
+            uint32_t v = spec->portPeer(p.srcHost, 0);
+            while (v != p.dstHost) {
+                const RoceSwitch& sw = *net.fabric.Switches()[v - spec->numHosts()];
+                ASSERT_EQ(sw.Vertex(), v);
+                const uint32_t port = sw.Route(p);
+                packetCables.push_back(spec->portCable(v, port));
+                v = spec->portPeer(v, port);
+                ASSERT_LE(packetCables.size(), 6u);
+            }
+            std::vector<uint32_t> analyticalCables;
+            for (uint32_t link : analytical.route(p.srcHost, p.dstHost, p.udpSrcPort)) {
+                analyticalCables.push_back(link / 2);  // cable c is links 2c and 2c + 1
+            }
+            EXPECT_EQ(packetCables, analyticalCables)
+                << p.srcHost << " -> " << p.dstHost << " port " << p.udpSrcPort;
+        }
+    }
+}
+
+// ASTRA-sim's [Ring, Switch] x [4, 4] network at packet level: NPUs have two ring ports and a switch port,
+// and messages between any two NPUs arrive, forwarded through the NPUs on the ring.
+TEST(RoceFabric, MultiDimensionalNetworkCarriesFlowsBetweenAnyTwoNpus) {
+    const double bw = gigabytesPerSecondToBytesPerNs(50);
+    auto spec = std::make_shared<const TopologySpec>(
+        buildMultiDimensional({{DimensionKind::Ring, 4, bw, 500}, {DimensionKind::Switch, 4, bw, 500}}));
+    Diagnostics diag;
+    FabricSettings settings = baseConfig();
+    settings.ecn.clear();
+    settings.ecnPer25Gbps = EcnRule{0, 100'000, 400'000, 0.2};
+    TestNetwork net(spec, settings, diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    EXPECT_EQ(net.fabric.Nic(0).NumPorts(), 3u);
+    uint64_t sent = 0;
+    for (uint32_t a = 0; a < 16; ++a) {
+        for (uint32_t b = 0; b < 16; ++b) {
+            if (a != b) {
+                net.runner.AddFlow(a, b, 20'000 + a * 16 + b, 3, 100, 0);
+                sent += 20'000 + a * 16 + b;
+            }
+        }
+    }
+    ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+    EXPECT_EQ(net.runner.Fct().size(), 240u);
+    EXPECT_EQ(net.fabric.DeliveredBytes(), sent);
+    EXPECT_EQ(net.fabric.TotalDrops(), 0u);
+    // NPU 0 -> NPU 2 crosses NPU 1 or 3 on the ring: those NPUs forwarded frames.
+    uint64_t forwarded = 0;
+    for (uint32_t npu = 0; npu < 16; ++npu) {
+        forwarded += net.fabric.Switches()[npu]->Mmu().peakBytes() > 0 ? 1 : 0;
+    }
+    EXPECT_GT(forwarded, 0u);
 }
 
 TEST(SwitchMmu, RedMarkingFollowsPmaxBetweenKminAndKmax) {

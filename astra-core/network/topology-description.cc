@@ -531,6 +531,10 @@ std::optional<TopologySpec> readTopologySection(JsonSection t) {
         if (!target.empty() && target[0] != '/') {
             target = (fs::path(t.path()).parent_path() / target).string();
         }
+        if (!fs::exists(target)) {
+            t.error("file", "'" + target + "' does not exist (a relative path is taken from the folder of " +
+                                t.path() + ")");
+        }
         if (!t.finish()) {
             return std::nullopt;
         }
