@@ -4,8 +4,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "network/congestion-unaware-network.h"
-
 namespace mlnet {
 
 namespace {
@@ -33,7 +31,7 @@ CongestionAwareNetwork::CongestionAwareNetwork(const Topology& topology, EventQu
     }
 }
 
-void CongestionAwareNetwork::transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) {
+void CongestionAwareNetwork::transmitNpus(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) {
     if (id > UINT32_MAX) {
         throw std::length_error("congestion-aware network: more than 2^32 messages in flight");
     }
@@ -235,14 +233,6 @@ void CongestionAwareNetwork::onFinish(uint64_t arg) {
     markDirty(flow, flow.finishNs);
     m_queue.scheduleAt(arrivalNs(flow.finishNs + flow.pathLatencyNs),
                        makeCallback<&CongestionAwareNetwork::arrived>(this, id));
-}
-
-std::unique_ptr<AnalyticalNetwork> makeAnalyticalNetwork(const Topology& topology, NetworkModel model,
-                                                         EventQueue& queue, UnawareRouting routing) {
-    if (model == NetworkModel::CongestionAware) {
-        return std::make_unique<CongestionAwareNetwork>(topology, queue);
-    }
-    return std::make_unique<CongestionUnawareNetwork>(topology, queue, routing);
 }
 
 }  // namespace mlnet

@@ -40,7 +40,7 @@ public:
     uint64_t linkBytes(uint32_t link) const { return m_links[link].carriedBytes; }
 
 protected:
-    void transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) override;
+    void transmitNpus(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) override;
 
 private:
     struct Hop {
@@ -110,13 +110,6 @@ private:
     bool m_recomputeScheduled = false;
     Counters m_counters;
 };
-
-enum class NetworkModel { CongestionUnaware, CongestionAware };
-
-// `topology` must outlive the network; `routing` applies to the congestion-unaware model only.
-std::unique_ptr<AnalyticalNetwork> makeAnalyticalNetwork(
-    const Topology& topology, NetworkModel model, EventQueue& queue,
-    UnawareRouting routing = UnawareRouting::LowestDimension);
 
 }  // namespace mlnet
 

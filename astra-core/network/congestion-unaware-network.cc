@@ -48,7 +48,8 @@ TimeNs CongestionUnawareNetwork::delayNs(uint32_t src, uint32_t dst, uint64_t si
     return static_cast<TimeNs>(linkDelayNs + serializationNs);
 }
 
-void CongestionUnawareNetwork::transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) {
+void CongestionUnawareNetwork::transmitNpus(uint64_t id, uint32_t srcNpu, uint32_t dstNpu,
+                                            uint64_t sizeBytes) {
     const uint16_t flowPort = m_topology.isMultiDimensional() ? 0 : m_flowPorts.next(srcNpu);
     m_queue.schedule(delayNs(srcNpu, dstNpu, sizeBytes, flowPort),
                      makeCallback<&CongestionUnawareNetwork::arrived>(this, id));

@@ -23,7 +23,7 @@ public:
                    uint16_t flowPort = FlowPortAllocator::kFirst) const;
 
 protected:
-    void transmit(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) override;
+    void transmitNpus(uint64_t id, uint32_t srcNpu, uint32_t dstNpu, uint64_t sizeBytes) override;
 
 private:
     UnawareRouting m_routing;

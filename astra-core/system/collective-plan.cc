@@ -48,36 +48,36 @@ CollectivePlanner::CollectivePlanner(const SystemConfig& config, LogicalTopology
     }
 }
 
-std::string CollectivePlanner::validate() const {
-    std::string problems;
+bool CollectivePlanner::validate(Diagnostics& diag) const {
+    const std::size_t before = diag.errorCount();
     const std::size_t dims = m_topology.dimSizes.size();
     auto check = [&](const char* key, const std::vector<AlgorithmChoice>& list, bool allowTree) {
         if (list.empty()) {
-            problems += m_config.path + ": key '" + key + "' is required (one algorithm per dimension)\n";
+            diag.error(m_config.path + ": key '" + key + "' is required (one algorithm per dimension)");
             return;
         }
         const bool one = list.size() == 1 && isOneAlgorithm(list[0].algorithm);
         if (!one && list.size() != dims) {
-            problems += m_config.path + ": key '" + key + "' lists " + std::to_string(list.size()) +
-                        " algorithms but the network has " + std::to_string(dims) +
-                        " dimensions; give one per dimension (ASTRA-sim would silently use only the first " +
-                        std::to_string(list.size()) + ")\n";
+            diag.error(m_config.path + ": key '" + key + "' lists " + std::to_string(list.size()) +
+                       " algorithms but the network has " + std::to_string(dims) +
+                       " dimensions; give one per dimension (ASTRA-sim would silently use only the first " +
+                       std::to_string(list.size()) + ")");
         }
         for (std::size_t d = 0; d < list.size(); ++d) {
             const AlgorithmChoice a = dimensional(list[d]);
             if (a.algorithm == CollectiveAlgorithm::DoubleBinaryTree && !allowTree) {
-                problems +=
-                    m_config.path + ": key '" + key + "': doubleBinaryTree implements all-reduce only\n";
+                diag.error(m_config.path + ": key '" + key +
+                           "': doubleBinaryTree implements all-reduce only");
             }
             const uint32_t n = one ? m_topology.numNpus() : (d < dims ? m_topology.dimSizes[d] : 1);
             const bool powerOfTwo = (n & (n - 1)) == 0;
             if ((a.algorithm == CollectiveAlgorithm::HalvingDoubling ||
                  a.algorithm == CollectiveAlgorithm::DoubleBinaryTree) &&
                 !powerOfTwo) {
-                problems += m_config.path + ": key '" + key +
-                            "': " + std::string(toString(list[d].algorithm)) +
-                            " needs a power-of-two group, but dimension " + std::to_string(d) + " has " +
-                            std::to_string(n) + " NPUs\n";
+                diag.error(m_config.path + ": key '" + key +
+                           "': " + std::string(toString(list[d].algorithm)) +
+                           " needs a power-of-two group, but dimension " + std::to_string(d) + " has " +
+                           std::to_string(n) + " NPUs");
             }
         }
     };
@@ -87,11 +87,11 @@ std::string CollectivePlanner::validate() const {
     check("all-to-all-implementation", m_config.allToAll, false);
     for (const AlgorithmChoice& a : m_config.allToAll) {
         if (dimensional(a).algorithm == CollectiveAlgorithm::HalvingDoubling) {
-            problems +=
-                m_config.path + ": key 'all-to-all-implementation': halvingDoubling has no all-to-all\n";
+            diag.error(m_config.path +
+                       ": key 'all-to-all-implementation': halvingDoubling has no all-to-all");
         }
     }
-    return problems;
+    return diag.errorCount() == before;
 }
 
 AlgorithmChoice CollectivePlanner::algorithmFor(CollectiveType type, uint32_t dimension,

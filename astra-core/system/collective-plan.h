@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "system/system-config.h"
+#include "util/diagnostics.h"
 #include "workload/trace-types.h"
 
 namespace mlnet {
@@ -62,8 +63,9 @@ class CollectivePlanner {
 public:
     CollectivePlanner(const SystemConfig& config, LogicalTopology topology, uint64_t endpointDelayNs);
 
-    // Problems with the configuration for this topology (implementation list lengths, ...), one per line.
-    std::string validate() const;
+    // Reports problems with the configuration for this topology (implementation list lengths, ...) to diag;
+    // false when there was one.
+    bool validate(Diagnostics& diag) const;
 
     // Dimensions (or one flattened span) for a collective of `rank` on communicator `members` (ascending
     // ranks). `forceFlat` asks for one line over the members (rooted collectives); `flattened` is set when a

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <memory>
 
 namespace mlnet {
 
@@ -24,90 +23,115 @@ LogicalTopology logicalTopologyOf(const Topology& topology) {
     return logical;
 }
 
-SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, const Topology& topology,
-                           const RemoteMemoryConfig& memory, const SimulationOptions& options,
-                           Diagnostics& diag) {
-    SimulationOutcome outcome;
-    if (traces.numRanks() != topology.numRanks()) {
+Simulation::Simulation(const TraceSet& traces, const SystemConfig& system, const LogicalTopology& logical,
+                       const RemoteMemoryConfig& memory, const SimulationOptions& options,
+                       NetworkApi& network, Diagnostics& diag)
+    : m_config(system) {
+    const std::size_t errorsBefore = diag.errorCount();
+    if (logical.numNpus() != traces.numRanks()) {
         diag.error(traces.prefix + ": the trace set has " + std::to_string(traces.numRanks()) +
-                   " ranks but the network has " + std::to_string(topology.numRanks()) +
+                   " ranks but the logical topology has " + std::to_string(logical.numNpus()) +
                    " NPUs; they must be equal");
-        return outcome;
+        return;
     }
-    SystemConfig config = system;
-    config.queuesPerDimension = options.queuesPerDimension;
+    m_config.queuesPerDimension = options.queuesPerDimension;
     const auto endpointDelayNs =
         static_cast<uint64_t>(static_cast<double>(system.endpointDelayNs) * options.injectionScale);
-    CollectivePlanner planner(config, logicalTopologyOf(topology), endpointDelayNs);
-    std::string problems = planner.validate();
+    m_planner = std::make_unique<CollectivePlanner>(m_config, logical, endpointDelayNs);
+    m_planner->validate(diag);
 
     // Custom collective implementations: one graph per communicator position, which must match every
     // communicator the collective runs on.
-    std::vector<std::unique_ptr<TraceSet>> programs;
-    CustomCollectives custom;
     const std::pair<const std::string*, const TraceSet**> slots[] = {
-        {&config.allReduceCustom, &custom.allReduce},
-        {&config.reduceScatterCustom, &custom.reduceScatter},
-        {&config.allGatherCustom, &custom.allGather},
-        {&config.allToAllCustom, &custom.allToAll}};
+        {&m_config.allReduceCustom, &m_custom.allReduce},
+        {&m_config.reduceScatterCustom, &m_custom.reduceScatter},
+        {&m_config.allGatherCustom, &m_custom.allGather},
+        {&m_config.allToAllCustom, &m_custom.allToAll}};
     for (const auto& [prefix, slot] : slots) {
         if (!prefix->empty()) {
-            programs.push_back(std::make_unique<TraceSet>(loadTraceSet(*prefix, {}, diag)));
-            *slot = programs.back().get();
+            m_programs.push_back(std::make_unique<TraceSet>(loadTraceSet(*prefix, {}, diag)));
+            *slot = m_programs.back().get();
         }
     }
     for (const RankTrace& trace : traces.ranks) {
         for (const TraceNode& node : trace.nodes) {
             const TraceSet* program =
-                node.isSimulatedCollective() ? custom.forType(node.collective) : nullptr;
+                node.isSimulatedCollective() ? m_custom.forType(node.collective) : nullptr;
             if (program && program->numRanks() != traces.groups.members(node.group)->size()) {
-                problems += atNode(trace.path, node.id) + ": the custom " +
-                            std::string(toString(node.collective)) + " implementation " + program->prefix +
-                            " has " + std::to_string(program->numRanks()) + " ranks but communicator " +
-                            std::to_string(node.group) + " has " +
-                            std::to_string(traces.groups.members(node.group)->size()) + "\n";
+                diag.error(atNode(trace.path, node.id) + ": the custom " +
+                           std::string(toString(node.collective)) + " implementation " + program->prefix +
+                           " has " + std::to_string(program->numRanks()) + " ranks but communicator " +
+                           std::to_string(node.group) + " has " +
+                           std::to_string(traces.groups.members(node.group)->size()));
                 break;
             }
         }
     }
-    if (diag.hasErrors()) {
-        return outcome;
-    }
+    m_engine = std::make_unique<CollectiveEngine>(network, m_config, *m_planner, traces.groups, m_custom);
+    m_compute = std::make_unique<ComputeModel>(m_config);
+    m_memory = std::make_unique<MemoryModel>(memory, m_config.localMemBwGBps, traces.numRanks());
+    ExecutorOptions executorOptions = options.executor;
+    executorOptions.replayOnly |= m_config.replayOnly;
+    m_executor =
+        std::make_unique<TraceExecutor>(traces, network, *m_engine, *m_compute, *m_memory, executorOptions);
+    m_executor->validate(diag);
+    m_valid = diag.errorCount() == errorsBefore;  // every problem is reported, not only the first kind
+}
 
+Simulation::~Simulation() = default;
+
+void Simulation::setObserver(ExecutionObserver* observer) {
+    m_executor->setObserver(observer);
+}
+
+void Simulation::start() {
+    m_executor->start();
+}
+
+bool Simulation::finished() const {
+    return m_executor->allFinished();
+}
+
+uint32_t Simulation::ranksFinished() const {
+    return m_executor->ranksFinished();
+}
+
+SimulationOutcome Simulation::outcome(TimeNs nowNs) const {
+    SimulationOutcome outcome;
+    outcome.completed = finished();
+    outcome.endNs = nowNs;
+    outcome.ranks = m_executor->results();
+    outcome.collectives = m_engine->records();
+    if (!outcome.completed) {
+        outcome.stallReport = m_executor->stallReport();
+    }
+    return outcome;
+}
+
+SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, const Topology& topology,
+                           const RemoteMemoryConfig& memory, const SimulationOptions& options,
+                           Diagnostics& diag) {
+    if (traces.numRanks() != topology.numRanks()) {
+        diag.error(traces.prefix + ": the trace set has " + std::to_string(traces.numRanks()) +
+                   " ranks but the network has " + std::to_string(topology.numRanks()) +
+                   " NPUs; they must be equal");
+        return {};
+    }
     EventQueue queue;
     std::unique_ptr<AnalyticalNetwork> network =
         makeAnalyticalNetwork(topology, options.model, queue, options.routing);
-    CollectiveEngine engine(*network, config, planner, traces.groups, custom);
-    ComputeModel compute(config);
-    MemoryModel memoryModel(memory, config.localMemBwGBps, traces.numRanks());
-    ExecutorOptions executorOptions = options.executor;
-    executorOptions.replayOnly |= config.replayOnly;
-    TraceExecutor executor(traces, *network, engine, compute, memoryModel, executorOptions);
-    problems += executor.validate();
-    if (!problems.empty()) {
-        std::size_t start = 0;
-        while (start < problems.size()) {
-            const std::size_t end = problems.find('\n', start);
-            diag.error(problems.substr(start, end - start));
-            start = end + 1;
-        }
-        return outcome;
+    Simulation simulation(traces, system, logicalTopologyOf(topology), memory, options, *network, diag);
+    if (!simulation.valid()) {
+        return {};
     }
-
     const auto wallStart = std::chrono::steady_clock::now();
-    executor.start();
+    simulation.start();
     queue.run();
+    SimulationOutcome outcome = simulation.outcome(queue.now());
     outcome.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    outcome.completed = executor.allFinished();
-    outcome.endNs = queue.now();
-    outcome.ranks = executor.results();
-    outcome.collectives = engine.records();
     outcome.events = queue.executed();
     outcome.messages = network->messagesDelivered();
     outcome.bytesDelivered = network->bytesDelivered();
-    if (!outcome.completed) {
-        outcome.stallReport = executor.stallReport();
-    }
     return outcome;
 }
 

@@ -1,12 +1,16 @@
-// One analytical simulation: trace set + system configuration + topology + memory model in, per-rank finish
-// times and per-collective records out. Shared by mlnet-analytical, the tests and the benchmarks.
+// One training-loop simulation: trace set + system configuration + logical topology + memory model, run over
+// any NetworkApi (the analytical backends here, the packet-level RoCE fabric in ns3-modules): the trace
+// executor, the system layer's collectives and the compute and memory models schedule everything through the
+// network's clock, so the same core code runs on either backend. simulate() is the analytical driver, shared
+// by mlnet-analytical, the tests and the benchmarks.
 #ifndef MLNET_SYSTEM_SIMULATION_H
 #define MLNET_SYSTEM_SIMULATION_H
 
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "network/congestion-aware-network.h"
+#include "network/analytical-network.h"
 #include "network/topology.h"
 #include "system/collective-engine.h"
 #include "system/system-config.h"
@@ -35,14 +39,48 @@ struct SimulationOutcome {
     double wallSeconds = 0;
 };
 
-// Configuration problems (topology size differs from the trace, algorithm lists, untimeable nodes) are
-// reported to `diag` and nothing runs.
+class Simulation {
+public:
+    // Checks the configuration against the traces and the logical topology (algorithm lists, custom
+    // implementations, untimeable nodes, the memory model); problems go to diag and valid() is false.
+    // Everything passed in must outlive the simulation.
+    Simulation(const TraceSet& traces, const SystemConfig& system, const LogicalTopology& logical,
+               const RemoteMemoryConfig& memory, const SimulationOptions& options, NetworkApi& network,
+               Diagnostics& diag);
+    ~Simulation();
+    Simulation(const Simulation&) = delete;
+    Simulation& operator=(const Simulation&) = delete;
+
+    bool valid() const { return m_valid; }
+    void setObserver(ExecutionObserver* observer);
+    // Schedules every rank's first issue now; then run the network's event loop.
+    void start();
+    bool finished() const;
+    uint32_t ranksFinished() const;
+    // Per-rank and per-collective results so far, with a stall report when some rank is unfinished. The
+    // event, message and wall-clock fields are the driver's to fill.
+    SimulationOutcome outcome(TimeNs nowNs) const;
+
+private:
+    SystemConfig m_config;
+    std::vector<std::unique_ptr<TraceSet>> m_programs;
+    CustomCollectives m_custom;
+    std::unique_ptr<CollectivePlanner> m_planner;
+    std::unique_ptr<CollectiveEngine> m_engine;
+    std::unique_ptr<ComputeModel> m_compute;
+    std::unique_ptr<MemoryModel> m_memory;
+    std::unique_ptr<TraceExecutor> m_executor;
+    bool m_valid = false;
+};
+
+// The logical topology collectives see: the network's dimensions, or one dimension over every rank for
+// graphs.
+LogicalTopology logicalTopologyOf(const Topology& topology);
+
+// The analytical run: the topology's ranks must equal the trace's; problems go to `diag` and nothing runs.
 SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, const Topology& topology,
                            const RemoteMemoryConfig& memory, const SimulationOptions& options,
                            Diagnostics& diag);
-
-// The logical topology collectives see: the network's dimensions, or one dimension over every NPU for graphs.
-LogicalTopology logicalTopologyOf(const Topology& topology);
 
 }  // namespace mlnet
 

@@ -44,24 +44,24 @@ TraceExecutor::TraceExecutor(const TraceSet& traces, NetworkApi& network, Collec
     }
 }
 
-std::string TraceExecutor::validate() const {
-    std::string problems;
+bool TraceExecutor::validate(Diagnostics& diag) const {
+    const std::size_t before = diag.errorCount();
     bool needsMemory = false;
     for (const RankTrace& trace : m_traces.ranks) {
         for (const TraceNode& node : trace.nodes) {
             needsMemory |= node.type == NodeType::MemLoad || node.type == NodeType::MemStore;
             if (std::string why = m_compute.whyUntimeable(node); !why.empty()) {
-                problems += atNode(trace.path, node.id) + ": " + why + "\n";
+                diag.error(atNode(trace.path, node.id) + ": " + why);
                 break;  // one example per rank is enough
             }
         }
     }
     if (needsMemory && !m_options.replayOnly) {
         if (std::string why = m_memory.whyUnusable(m_traces.numRanks()); !why.empty()) {
-            problems += "remote-memory configuration: " + why + "\n";
+            diag.error("remote-memory configuration: " + why);
         }
     }
-    return problems;
+    return diag.errorCount() == before;
 }
 
 TraceExecutor::Slot TraceExecutor::slotOf(const TraceNode& node) const {
@@ -132,6 +132,9 @@ void TraceExecutor::startNode(Rank rank, NodeIndex index) {
     RankState& state = m_ranks[rank];
     state.inFlight[index] = true;
     ++state.inFlightCount;
+    if (m_observer) {
+        m_observer->nodeStarted(rank, node, m_network.now());
+    }
     const Callback done = makeCallback<&TraceExecutor::complete>(this, pack(rank, index));
     if (m_options.replayOnly && node.type != NodeType::Metadata && node.type != NodeType::Invalid) {
         m_network.schedule(node.durationMicros == 0 ? 1 : node.durationMicros * 1000, done);
@@ -176,6 +179,9 @@ void TraceExecutor::complete(uint64_t packed) {
     const RankTrace& trace = m_traces.ranks[rank];
     RankState& state = m_ranks[rank];
     --state.busy[slotOf(trace.nodes[index])];
+    if (m_observer) {
+        m_observer->nodeFinished(rank, trace.nodes[index], m_network.now());
+    }
     state.inFlight[index] = false;
     --state.inFlightCount;
     ++m_results[rank].nodesDone;

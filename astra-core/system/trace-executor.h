@@ -28,9 +28,12 @@ public:
     TraceExecutor(const TraceSet& traces, NetworkApi& network, CollectiveService& collectives,
                   const ComputeModel& compute, MemoryModel& memory, ExecutorOptions options = {});
 
-    // Problems that would stop the run (untimeable nodes, unusable memory model), one per line; empty if
-    // none.
-    std::string validate() const;
+    // Reports problems that would stop the run (untimeable nodes, unusable memory model) to diag; false when
+    // there was one.
+    bool validate(Diagnostics& diag) const;
+    // Told of every node's start and end (timelines); may be null.
+    void setObserver(class ExecutionObserver* observer) { m_observer = observer; }
+    uint32_t ranksFinished() const { return static_cast<uint32_t>(m_results.size()) - m_unfinishedRanks; }
     // Schedules every rank's first issue at the current time. Run the network's event loop afterwards.
     void start();
 
@@ -81,6 +84,15 @@ private:
     std::vector<RankState> m_ranks;
     std::vector<RankResult> m_results;
     uint32_t m_unfinishedRanks = 0;
+    ExecutionObserver* m_observer = nullptr;
+};
+
+// Sees the trace being replayed, node by node, with simulated times.
+class ExecutionObserver {
+public:
+    virtual ~ExecutionObserver() = default;
+    virtual void nodeStarted(Rank rank, const TraceNode& node, TimeNs atNs) = 0;
+    virtual void nodeFinished(Rank rank, const TraceNode& node, TimeNs atNs) = 0;
 };
 
 }  // namespace mlnet

@@ -54,6 +54,9 @@ struct FabricSettings {
     double defaultErrorRate = 0;  // per frame, for cables whose own error rate is 0 (ERROR_RATE_PER_LINK)
     uint64_t windowBytes = 0;     // fixed window of "none" when no factory is given; 0: none
     bool globalBaseRtt = true;    // base RTT/BDP of the longest host pair for every flow (GLOBAL_T)
+    // Messages share one queue pair per (source, destination, priority) instead of one each (NCCL keeps its
+    // connections; HPCC-style experiments and ASTRA-sim's ns-3 backend open one per message).
+    bool reuseConnections = false;
     RoceNic::CcFactory ccFactory;
     uint64_t seed = 1;     // ECMP salt (the streams of random variables come from ns-3's RngSeedManager)
     std::string pcapPath;  // empty: no capture

@@ -116,6 +116,11 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         m_nicObjects.push_back(nic);
         m_nics.push_back(ns3::PeekPointer(nic));
     }
+    // A one-message connection closes with its message; its receive side closes with it.
+    for (RoceNic* nic : m_nics) {
+        nic->SetConnectionClosedHook(
+            [this](const FlowCompletion& c) { m_nics[c.dstHost]->CloseReceive(c.dstContext); });
+    }
     for (uint32_t v = npusForward ? 0 : hosts, index = 0; v < vertices; ++v, ++index) {
         MmuConfig mmu;
         if (!ConfigurePorts(v, m_devices[v], nicRateBps, mmu, diag)) {
@@ -274,17 +279,32 @@ TimePs RoceFabric::IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeB
 void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                               uint8_t priority, std::function<void(const FlowCompletion&)> sent,
                               RoceNic::Received received) {
-    const uint16_t sport = m_flowPorts.next(srcHost);
-    const cc::FlowParams params = m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
+    RoceNic& src = *m_nics[srcHost];
     RoceNic& dst = *m_nics[dstHost];
-    const uint32_t context = dst.OpenReceive(messageId, srcHost, sizeBytes, sport, std::move(received));
-    m_nics[srcHost]->StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, params,
-                               [&dst, context, sent = std::move(sent)](const FlowCompletion& c) {
-                                   dst.CloseReceive(context);
-                                   if (sent) {
-                                       sent(c);
-                                   }
-                               });
+    if (!m_settings.reuseConnections) {
+        const uint16_t sport = m_flowPorts.next(srcHost);
+        const cc::FlowParams params =
+            m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
+        const uint32_t context = dst.OpenReceive(messageId, srcHost, sport);
+        dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
+        src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, params, std::move(sent));
+        return;
+    }
+    // One queue pair per (source, destination, priority), opened by its first message and kept for the run,
+    // as NCCL keeps its connections: congestion-control state carries from one message to the next.
+    const uint64_t key = (uint64_t{srcHost} * NumHosts() + dstHost) * kNumPriorities + priority;
+    auto [it, opened] = m_connections.try_emplace(key, Connection{});
+    Connection& c = it->second;
+    if (opened) {
+        const uint16_t sport = m_flowPorts.next(srcHost);
+        const cc::FlowParams params =
+            m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
+        c.receiveContext = dst.OpenReceive(m_nextConnection, srcHost, sport);
+        c.qp = src.OpenConnection(m_nextConnection, dstHost, c.receiveContext, priority, sport, params);
+        ++m_nextConnection;
+    }
+    dst.ExpectMessage(c.receiveContext, messageId, sizeBytes, std::move(received));
+    src.SendMessage(c.qp, messageId, sizeBytes, std::move(sent));
 }
 
 bool RoceFabric::ScheduleLinkDown(uint32_t nodeA, uint32_t nodeB, TimePs atPs) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ns3/node.h"
@@ -111,6 +112,11 @@ private:
     std::vector<ns3::Ptr<RoceChannel>> m_channels;                // by cable
     cc::FlowParams m_globalFlow;
     FlowPortAllocator m_flowPorts;
+    struct Connection {
+        uint32_t qp = 0, receiveContext = 0;
+    };
+    std::unordered_map<uint64_t, Connection> m_connections;  // reuseConnections: by (src, dst, priority)
+    uint64_t m_nextConnection = uint64_t{1} << 62;           // ids apart from message ids
     std::vector<PfcEvent> m_pfc;
 };
 

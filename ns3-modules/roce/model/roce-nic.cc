@@ -61,8 +61,7 @@ uint8_t RoceNic::PortTowards(uint32_t dstHost, uint16_t udpSrcPort) const {
     return static_cast<uint8_t>(port);
 }
 
-uint32_t RoceNic::OpenReceive(uint64_t flowId, uint32_t srcHost, uint64_t sizeBytes, uint16_t udpSrcPort,
-                              Received received) {
+uint32_t RoceNic::OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t udpSrcPort) {
     uint32_t index;
     if (!m_freeRx.empty()) {
         index = m_freeRx.back();
@@ -71,25 +70,64 @@ uint32_t RoceNic::OpenReceive(uint64_t flowId, uint32_t srcHost, uint64_t sizeBy
         index = static_cast<uint32_t>(m_rx.size());
         m_rx.emplace_back();
     }
-    m_rx[index] = RxContext{};
     RxContext& rx = m_rx[index];
+    std::vector<IncomingMessage> keep = std::move(rx.messages);  // keeps its capacity across reuse
+    keep.clear();
+    rx = RxContext{};
+    rx.messages = std::move(keep);
     rx.active = true;
     rx.port = PortTowards(srcHost, udpSrcPort);
-    rx.flowId = flowId;
-    rx.sizeBytes = sizeBytes;
+    rx.flowId = connectionId;
     rx.srcHost = srcHost;
-    rx.received = std::move(received);
     return index;
+}
+
+void RoceNic::ExpectMessage(uint32_t receiveContext, uint64_t messageId, uint64_t sizeBytes,
+                            Received received) {
+    RxContext& rx = m_rx[receiveContext];
+    rx.expectedEnd += sizeBytes;
+    rx.messages.push_back({messageId, rx.expectedEnd, std::move(received)});
+    if (rx.expectedEnd <= rx.expected && rx.messages.size() == rx.head + 1) {
+        ns3::Simulator::ScheduleNow(&RoceNic::ReceiveEmpty, this, receiveContext, rx.flowId);
+    }
+}
+
+void RoceNic::ReceiveEmpty(uint32_t receiveContext, uint64_t flowId) {
+    RxContext& rx = m_rx[receiveContext];
+    if (rx.active && rx.flowId == flowId) {
+        DeliverCompleted(receiveContext);
+    }
+}
+
+void RoceNic::DeliverCompleted(uint32_t receiveContext) {
+    RxContext& rx = m_rx[receiveContext];
+    m_completedScratch.clear();
+    while (rx.head < rx.messages.size() && rx.messages[rx.head].endSeq <= rx.expected) {
+        m_completedScratch.push_back(std::move(rx.messages[rx.head++]));
+    }
+    if (rx.head == rx.messages.size()) {
+        rx.messages.clear();
+        rx.head = 0;
+    }
+    const TimePs now = nowPs();
+    // Callbacks may expect the connection's next message, which may grow rx.messages: they run off a copy.
+    for (IncomingMessage& m : m_completedScratch) {
+        if (m.received) {
+            m.received(m.id, now);
+        }
+    }
+    m_completedScratch.clear();
 }
 
 void RoceNic::CloseReceive(uint32_t receiveContext) {
     m_rx[receiveContext].active = false;
-    m_rx[receiveContext].received = nullptr;
+    m_rx[receiveContext].messages.clear();
+    m_rx[receiveContext].head = 0;
     m_freeRx.push_back(receiveContext);
 }
 
-uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
-                            uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow, Done done) {
+uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32_t dstContext,
+                                 uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow) {
     uint32_t qp;
     if (!m_freeQps.empty()) {
         qp = m_freeQps.back();
@@ -100,28 +138,102 @@ uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstConte
     }
     QueuePair& q = m_qps[qp];
     const TimePs now = nowPs();
-    q.flowId = flowId;
+    q.flowId = connectionId;
     q.dstHost = dstHost;
     q.udpSrcPort = udpSrcPort;
     q.priority = priority;
     q.port = PortTowards(dstHost, udpSrcPort);
-    q.sizeBytes = sizeBytes;
+    q.sizeBytes = 0;
     q.sndNxt = q.sndUna = q.highestSent = 0;
     q.startPs = q.nextAvailPs = q.lastProgressPs = now;
     ++q.generation;
+    q.closeWhenDone = false;
     q.cc = m_ccFactory(flow);
     q.ccTimerPs = 0;
-    q.done = std::move(done);
+    q.messages.clear();
+    q.head = q.sending = 0;
     q.dstQp = dstContext;
     q.state = QpState::Idle;
     ++m_activeQps;
-    if (sizeBytes == 0) {
-        ns3::Simulator::ScheduleNow(&RoceNic::Complete, this, qp);
-        return qp;
+    return qp;
+}
+
+void RoceNic::SendMessage(uint32_t qp, uint64_t messageId, uint64_t sizeBytes, Done done) {
+    QueuePair& q = m_qps[qp];
+    const TimePs now = nowPs();
+    if (q.sndUna == q.sizeBytes) {
+        q.lastProgressPs = now;  // an idle connection: the timeout runs from this message on
+    }
+    q.sizeBytes += sizeBytes;
+    q.messages.push_back({messageId, q.sizeBytes, sizeBytes, now, std::move(done)});
+    if (sizeBytes == 0 && q.sndUna >= q.sizeBytes && q.messages.size() == q.head + 1) {
+        ns3::Simulator::ScheduleNow(&RoceNic::CompleteEmpty, this, qp, q.generation);
+        return;
     }
     ArmCcTimer(qp);
     Activate(qp);
+}
+
+uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
+                            uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow, Done done) {
+    const uint32_t qp = OpenConnection(flowId, dstHost, dstContext, priority, udpSrcPort, flow);
+    m_qps[qp].closeWhenDone = true;
+    SendMessage(qp, flowId, sizeBytes, std::move(done));
     return qp;
+}
+
+void RoceNic::CloseConnection(uint32_t qp) {
+    NS_ABORT_MSG_IF(!ConnectionIdle(qp), "closing a connection with unacknowledged messages");
+    FreeQp(qp);
+}
+
+void RoceNic::FreeQp(uint32_t qp) {
+    QueuePair& q = m_qps[qp];
+    if (q.state == QpState::Ready) {
+        RingRemove(qp);
+    }
+    q.state = QpState::Free;
+    ++q.generation;
+    q.cc.reset();
+    --m_activeQps;
+    m_freeQps.push_back(qp);
+}
+
+void RoceNic::CompleteEmpty(uint32_t qp, uint32_t generation) {
+    if (m_qps[qp].generation == generation && m_qps[qp].state != QpState::Free) {
+        CompleteMessages(qp);
+    }
+}
+
+bool RoceNic::CompleteMessages(uint32_t qp) {
+    const TimePs now = nowPs();
+    for (;;) {
+        // Re-read after every callback: it may open connections (growing m_qps) or queue on this one.
+        QueuePair& q = m_qps[qp];
+        if (q.head == q.messages.size() || q.messages[q.head].endSeq > q.sndUna) {
+            if (q.head == q.messages.size()) {
+                q.messages.clear();
+                q.head = q.sending = 0;
+            }
+            return true;
+        }
+        OutgoingMessage m = std::move(q.messages[q.head++]);
+        const bool last = q.closeWhenDone && q.head == q.messages.size();
+        const FlowCompletion completion{m.id,      m_host, q.dstHost, q.udpSrcPort, m.sizeBytes,
+                                        m.startPs, now,    q.dstQp,   last};
+        if (last) {
+            FreeQp(qp);
+            if (m_closed) {
+                m_closed(completion);
+            }
+        }
+        if (m.done) {
+            m.done(completion);
+        }
+        if (last) {
+            return false;
+        }
+    }
 }
 
 bool RoceNic::WindowOpen(const QueuePair& q) const {
@@ -254,11 +366,22 @@ RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     return nullptr;
 }
 
+void RoceNic::SeekSending(QueuePair& q) {
+    if (q.sending < q.head || (q.sending > q.head && q.messages[q.sending - 1].endSeq > q.sndNxt)) {
+        q.sending = q.head;  // sndNxt went back (go-back-N or a timeout)
+    }
+    while (q.sending < q.messages.size() && q.messages[q.sending].endSeq <= q.sndNxt) {
+        ++q.sending;
+    }
+}
+
 RocePacket* RoceNic::BuildData(uint32_t qp) {
     QueuePair& q = m_qps[qp];
     const TimePs now = nowPs();
+    SeekSending(q);
+    const uint64_t boundary = q.messages[q.sending].endSeq;  // a packet never spans two messages
     const uint32_t payload =
-        static_cast<uint32_t>(std::min<uint64_t>(m_settings.mtuPayloadBytes, q.sizeBytes - q.sndNxt));
+        static_cast<uint32_t>(std::min<uint64_t>(m_settings.mtuPayloadBytes, boundary - q.sndNxt));
     RocePacket* p = m_pool->allocate();
     p->kind = PacketKind::Data;
     p->priority = q.priority;
@@ -278,7 +401,7 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
     }
     q.sndNxt += payload;
     q.highestSent = std::max(q.highestSent, q.sndNxt);
-    p->lastOfMessage = q.sndNxt == q.sizeBytes;
+    p->lastOfMessage = q.sndNxt == boundary;
     q.nextAvailPs = now + wireTimePs(p->frameBytes, q.cc->rateBps());
     q.cc->onSend(now / 1000, payload);
     ArmRtoScan();
@@ -320,16 +443,13 @@ void RoceNic::OnData(RocePacket* p) {
             SendControl(PacketKind::Cnp, p->dstQp, rx->expected, p);
         }
     }
-    Received received;
+    bool completed = false;
     if (p->seq == rx->expected) {
         const uint64_t before = rx->expected;
         rx->expected += p->payloadBytes;
         rx->unacked += p->payloadBytes;
         m_deliveredBytes += p->payloadBytes;
-        if (rx->expected >= rx->sizeBytes && rx->received) {
-            received = std::move(rx->received);  // the last byte is here: once, after this packet's ACK
-            rx->received = nullptr;
-        }
+        completed = rx->head < rx->messages.size() && rx->messages[rx->head].endSeq <= rx->expected;
         const bool chunkBoundary = m_settings.ackChunkBytes && before / m_settings.ackChunkBytes !=
                                                                    rx->expected / m_settings.ackChunkBytes;
         if (rx->unacked >= m_settings.ackIntervalBytes || p->lastOfMessage || chunkBoundary) {
@@ -347,10 +467,10 @@ void RoceNic::OnData(RocePacket* p) {
         // A duplicate: re-acknowledge, so a lost ACK is repaired without waiting for another timeout.
         SendControl(PacketKind::Ack, p->dstQp, rx->expected, p);
     }
-    const uint64_t flow = p->flow;
+    const uint32_t context = p->dstQp;
     m_pool->release(p);
-    if (received) {
-        received(flow, now);
+    if (completed) {
+        DeliverCompleted(context);  // after this packet's ACK is queued
     }
 }
 
@@ -422,8 +542,7 @@ void RoceNic::OnAck(RocePacket* p) {
     if (q->cc->rateBps() != rateBefore || q->cc->windowBytes() != windowBefore) {
         m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
     }
-    if (q->sndUna >= q->sizeBytes) {
-        Complete(qp);
+    if (q->head < q->messages.size() && q->messages[q->head].endSeq <= q->sndUna && !CompleteMessages(qp)) {
         return;
     }
     ArmCcTimer(qp);
@@ -517,25 +636,6 @@ void RoceNic::CcTimer(uint32_t qp, uint32_t generation) {
     }
     ArmCcTimer(qp);
     Activate(qp);
-}
-
-void RoceNic::Complete(uint32_t qp) {
-    QueuePair& q = m_qps[qp];
-    if (q.state == QpState::Ready) {
-        RingRemove(qp);
-    }
-    const FlowCompletion completion{q.flowId,    m_host,    q.dstHost, q.udpSrcPort,
-                                    q.sizeBytes, q.startPs, nowPs()};
-    Done done = std::move(q.done);
-    q.state = QpState::Free;
-    ++q.generation;
-    q.cc.reset();
-    q.done = nullptr;
-    --m_activeQps;
-    m_freeQps.push_back(qp);
-    if (done) {
-        done(completion);
-    }
 }
 
 uint64_t RoceNic::AckedBytes(uint64_t flowId) const {

@@ -1,13 +1,16 @@
-// RoCEv2 host NIC: one reliable-connected queue pair per message (64-bit sizes and sequence numbers), per-QP
-// rate pacing and optional window from its congestion-control state machine, O(1) round robin among eligible
-// QPs (one ring per port and priority; paced QPs wait in a heap, window-bound ones are parked until an ACK),
-// ACK coalescing, NACK with go-back-N, a retransmission timeout, receiver-side CNPs rate-limited per QP, and
-// an HPCC-compatible mode in which the ECN echo and INT ride on ACKs.
+// RoCEv2 host NIC: reliable-connected queue pairs (64-bit sizes and sequence numbers), per-QP rate pacing and
+// optional window from its congestion-control state machine, O(1) round robin among eligible QPs (one ring
+// per port and priority; paced QPs wait in a heap, window-bound ones are parked until an ACK), ACK
+// coalescing, NACK with go-back-N, a retransmission timeout, receiver-side CNPs rate-limited per QP, and an
+// HPCC-compatible mode in which the ECN echo and INT ride on ACKs.
 //
 // A NIC may have several ports (an NPU with one port per link of a multi-dimensional network, or a scale-up
 // and a scale-out port): a QP leaves on the port its route starts with and stays there. Connections are set
-// up by the caller, as a connection manager would: OpenReceive at the destination NIC, then StartFlow at the
-// source.
+// up by the caller, as a connection manager would: OpenReceive at the destination NIC, then OpenConnection at
+// the source. A connection carries messages in order as one byte stream (a packet never spans two messages);
+// each message completes at the sender when its last byte is acknowledged and at the receiver when its last
+// byte has arrived in order. StartFlow is the one-message connection of the HPCC-style experiments, which
+// closes itself.
 #ifndef MLNET_ROCE_NIC_H
 #define MLNET_ROCE_NIC_H
 
@@ -40,11 +43,13 @@ struct NicSettings {
 
 // Completion of one message at its sender (the last byte acknowledged).
 struct FlowCompletion {
-    uint64_t flowId;
+    uint64_t flowId;  // the message
     uint32_t srcHost, dstHost;
     uint16_t udpSrcPort;
     uint64_t sizeBytes;
     TimePs startPs, finishPs;
+    uint32_t dstContext;  // the receive context of the connection at dstHost
+    bool closed;          // the connection closed with this message (one-message connections)
 };
 
 class RoceNic : public ns3::Object, public RocePortOwner {
@@ -60,20 +65,32 @@ public:
                NicSettings settings, CcFactory ccFactory, const Routing* routing,
                RocePortOwner* owner = nullptr);
 
-    // Receiving side of a connection: a context for message `flowId` of sizeBytes from srcHost; `received`
-    // fires once, when the message's last byte has arrived in order. Returns the context's index, which the
-    // sender's StartFlow names. Closed by CloseReceive once the sender is done (late duplicates are then
+    // Receiving side of connection `connectionId` from srcHost. Returns the context's index, which the
+    // sender's OpenConnection names. Closed by CloseReceive once the sender is done (late duplicates are then
     // dropped).
-    using Received = std::function<void(uint64_t flowId, TimePs atPs)>;
-    uint32_t OpenReceive(uint64_t flowId, uint32_t srcHost, uint64_t sizeBytes, uint16_t udpSrcPort,
-                         Received received = nullptr);
+    using Received = std::function<void(uint64_t messageId, TimePs atPs)>;
+    uint32_t OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t udpSrcPort);
+    // The next message of sizeBytes on the connection; `received` fires once, when its last byte has arrived
+    // in order (from an event, at once, for an empty message that is already complete).
+    void ExpectMessage(uint32_t receiveContext, uint64_t messageId, uint64_t sizeBytes, Received received);
     void CloseReceive(uint32_t receiveContext);
 
-    // Starts sending message flowId of sizeBytes to `dstHost`, whose receive context is `dstContext`, now.
-    // `flow` carries path facts for the CC; `done` fires when the last byte is acknowledged. Returns the QP.
+    // Opens connection `connectionId` to `dstHost`, whose receive context is `dstContext`; `flow` carries
+    // path facts for the CC. Returns the QP.
+    uint32_t OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32_t dstContext, uint8_t priority,
+                            uint16_t udpSrcPort, const cc::FlowParams& flow);
+    // Queues a message of sizeBytes on QP `qp` now; `done` fires when its last byte is acknowledged.
     using Done = std::function<void(const FlowCompletion&)>;
+    void SendMessage(uint32_t qp, uint64_t messageId, uint64_t sizeBytes, Done done);
+    // Frees a QP with no message left (a persistent connection the caller no longer needs).
+    void CloseConnection(uint32_t qp);
+    // Opens a connection, sends one message on it and closes it once that message is acknowledged.
     uint32_t StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
                        uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow, Done done);
+    bool ConnectionIdle(uint32_t qp) const { return m_qps[qp].head == m_qps[qp].messages.size(); }
+    // Runs when a one-message connection closes, before its message's own callback: whoever opened the
+    // receive side closes it here.
+    void SetConnectionClosedHook(Done hook) { m_closed = std::move(hook); }
 
     RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) override;
     void Receive(uint32_t port, RocePacket* packet) override;
@@ -100,8 +117,15 @@ public:
 
 private:
     enum class QpState : uint8_t { Free, Ready, Pacing, Blocked, Idle };
+    struct OutgoingMessage {
+        uint64_t id;
+        uint64_t endSeq;  // first byte after the message in the connection's stream
+        uint64_t sizeBytes;
+        TimePs startPs;
+        Done done;
+    };
     struct QueuePair {
-        uint64_t flowId = 0;
+        uint64_t flowId = 0;  // the connection, carried in packets: tells a reused QP slot from its last use
         uint32_t dstHost = 0;
         uint32_t dstQp = 0;  // receive context at the peer
         uint16_t udpSrcPort = 0;
@@ -111,17 +135,24 @@ private:
         uint64_t sizeBytes = 0, sndNxt = 0, sndUna = 0, highestSent = 0;
         TimePs startPs = 0, nextAvailPs = 0, lastProgressPs = 0;
         uint32_t generation = 0;  // invalidates stale timers of a reused slot
+        bool closeWhenDone = false;
         std::unique_ptr<cc::CongestionControl> cc;
         TimePs ccTimerPs = 0;
-        Done done;
+        // Unacknowledged messages in order; messages[head] is the oldest. `sending` is the one sndNxt is in.
+        std::vector<OutgoingMessage> messages;
+        std::size_t head = 0, sending = 0;
         // Ring links (Ready state).
         uint32_t prev = 0, next = 0;
+    };
+    struct IncomingMessage {
+        uint64_t id;
+        uint64_t endSeq;
+        Received received;
     };
     struct RxContext {
         bool active = false;
         uint8_t port = 0;  // where this context's ACKs leave
         uint64_t flowId = 0;
-        uint64_t sizeBytes = 0;
         uint32_t srcHost = 0, srcQp = 0;
         uint64_t expected = 0;
         uint64_t unacked = 0;
@@ -130,7 +161,9 @@ private:
         uint64_t lastNackSeq = UINT64_MAX;
         TimePs lastCnpPs = 0;
         bool cnpSent = false;
-        Received received;
+        std::vector<IncomingMessage> messages;  // expected, in order; messages[head] is the next to complete
+        std::size_t head = 0;
+        uint64_t expectedEnd = 0;  // end of the last expected message
     };
     // Per port: its device, control frames waiting, one ring of Ready QPs per priority and the paced QPs.
     struct Port {
@@ -160,7 +193,16 @@ private:
     void RtoScan();
     void ArmCcTimer(uint32_t qp);
     void CcTimer(uint32_t qp, uint32_t generation);
-    void Complete(uint32_t qp);
+    // Completes the messages the cumulative ACK covers; frees a one-message QP when it is done. Returns false
+    // when the QP was freed.
+    bool CompleteMessages(uint32_t qp);
+    // Fires the receive callbacks of the messages the in-order stream now covers.
+    void DeliverCompleted(uint32_t receiveContext);
+    // Moves q.sending to the message sndNxt is in.
+    void SeekSending(QueuePair& q);
+    void CompleteEmpty(uint32_t qp, uint32_t generation);
+    void ReceiveEmpty(uint32_t rx, uint64_t flowId);
+    void FreeQp(uint32_t qp);
     bool WindowOpen(const QueuePair& q) const;
     // The port a flow of this host towards dstHost leaves on.
     uint8_t PortTowards(uint32_t dstHost, uint16_t udpSrcPort) const;
@@ -183,6 +225,8 @@ private:
     uint64_t m_cnpsSent = 0;
     uint64_t m_outOfOrder = 0;
     uint64_t m_retransmittedBytes = 0;
+    Done m_closed;
+    std::vector<IncomingMessage> m_completedScratch;
     ns3::TracedCallback<uint64_t, uint64_t, uint64_t> m_rateTrace;
 };
 

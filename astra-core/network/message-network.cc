@@ -1,0 +1,84 @@
+#include "message-network.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mlnet {
+
+void MessageNetwork::send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback sent) {
+    if (src >= m_numRanks || dst >= m_numRanks) {
+        throw std::out_of_range("send " + std::to_string(src) + "->" + std::to_string(dst) +
+                                ": rank beyond " + std::to_string(m_numRanks) + " NPUs");
+    }
+    uint64_t id;
+    const Message m{src, dst, tag, sizeBytes, sent, kDelivery | kAcknowledgement};
+    if (!m_free.empty()) {
+        id = m_free.back();
+        m_free.pop_back();
+        m_inFlight[id] = m;
+    } else {
+        id = m_inFlight.size();
+        m_inFlight.push_back(m);
+    }
+    ++m_sent;
+    m_sentBytes += sizeBytes;
+    transmit(id, src, dst, sizeBytes);
+}
+
+void MessageNetwork::recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received) {
+    m_postReady.clear();
+    m_matcher.post(src, dst, tag, sizeBytes, received, m_postReady);
+    // Data already here: complete on a zero-delay event, as ASTRA-sim does, so that the caller finishes
+    // posting first.
+    for (const Callback& cb : m_postReady) {
+        schedule(0, cb);
+    }
+}
+
+void MessageNetwork::settle(uint64_t id, uint8_t what) {
+    Message& m = m_inFlight[id];
+    m.pending &= static_cast<uint8_t>(~what);
+    if (m.pending == 0) {
+        m_free.push_back(id);
+    }
+}
+
+void MessageNetwork::delivered(uint64_t id) {
+    const Message m = m_inFlight[id];
+    settle(id, kDelivery);
+    ++m_delivered;
+    m_deliveredBytes += m.sizeBytes;
+    m_arrivalReady.clear();
+    m_matcher.arrive(m.src, m.dst, m.tag, m.sizeBytes, m_arrivalReady);
+    // Handlers may send and post receives, but neither touches m_arrivalReady: transmit() never delivers
+    // synchronously and recv() collects into m_postReady.
+    for (std::size_t i = 0; i < m_arrivalReady.size(); ++i) {
+        m_arrivalReady[i]();
+    }
+}
+
+void MessageNetwork::acknowledged(uint64_t id) {
+    const Callback sent = m_inFlight[id].sent;
+    settle(id, kAcknowledgement);
+    if (sent) {
+        sent();
+    }
+}
+
+void MessageNetwork::arrived(uint64_t id) {
+    const Message m = m_inFlight[id];
+    m_free.push_back(id);
+    ++m_delivered;
+    m_deliveredBytes += m.sizeBytes;
+    m_arrivalReady.clear();
+    m_matcher.arrive(m.src, m.dst, m.tag, m.sizeBytes, m_arrivalReady);
+    // ASTRA-sim's analytical frontends fire the send handler at arrival, before the receive handler.
+    if (m.sent) {
+        m.sent();
+    }
+    for (std::size_t i = 0; i < m_arrivalReady.size(); ++i) {
+        m_arrivalReady[i]();
+    }
+}
+
+}  // namespace mlnet
