@@ -84,7 +84,8 @@ void Simulation::setObserver(ExecutionObserver* observer) {
     m_executor->setObserver(observer);
 }
 
-void Simulation::start() {
+void Simulation::start(Callback finished) {
+    m_executor->setFinishedCallback(finished);
     m_executor->start();
 }
 
@@ -110,7 +111,7 @@ SimulationOutcome Simulation::outcome(TimeNs nowNs) const {
 
 SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, const Topology& topology,
                            const RemoteMemoryConfig& memory, const SimulationOptions& options,
-                           Diagnostics& diag) {
+                           Diagnostics& diag, const LogicalTopology* logical) {
     if (traces.numRanks() != topology.numRanks()) {
         diag.error(traces.prefix + ": the trace set has " + std::to_string(traces.numRanks()) +
                    " ranks but the network has " + std::to_string(topology.numRanks()) +
@@ -120,7 +121,8 @@ SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, c
     EventQueue queue;
     std::unique_ptr<AnalyticalNetwork> network =
         makeAnalyticalNetwork(topology, options.model, queue, options.routing);
-    Simulation simulation(traces, system, logicalTopologyOf(topology), memory, options, *network, diag);
+    const LogicalTopology logicalTopology = logical ? *logical : logicalTopologyOf(topology);
+    Simulation simulation(traces, system, logicalTopology, memory, options, *network, diag);
     if (!simulation.valid()) {
         return {};
     }

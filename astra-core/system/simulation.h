@@ -53,8 +53,9 @@ public:
 
     bool valid() const { return m_valid; }
     void setObserver(ExecutionObserver* observer);
-    // Schedules every rank's first issue now; then run the network's event loop.
-    void start();
+    // Schedules every rank's first issue now; then run the network's event loop. `finished` runs when the
+    // last rank is done.
+    void start(Callback finished = {});
     bool finished() const;
     uint32_t ranksFinished() const;
     // Per-rank and per-collective results so far, with a stall report when some rank is unfinished. The
@@ -78,9 +79,10 @@ private:
 LogicalTopology logicalTopologyOf(const Topology& topology);
 
 // The analytical run: the topology's ranks must equal the trace's; problems go to `diag` and nothing runs.
+// The collectives see `logical` when given, else logicalTopologyOf(topology).
 SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, const Topology& topology,
                            const RemoteMemoryConfig& memory, const SimulationOptions& options,
-                           Diagnostics& diag);
+                           Diagnostics& diag, const LogicalTopology* logical = nullptr);
 
 }  // namespace mlnet
 

@@ -100,10 +100,16 @@ void TraceExecutor::startRank(uint64_t rank) {
     if (state.remaining == 0) {
         m_results[r].finished = true;
         m_results[r].finishNs = m_network.now();
-        --m_unfinishedRanks;
+        rankFinished();
         return;
     }
     issueReady(r);
+}
+
+void TraceExecutor::rankFinished() {
+    if (--m_unfinishedRanks == 0 && m_finished) {
+        m_finished();
+    }
 }
 
 void TraceExecutor::issueReady(Rank rank) {
@@ -194,7 +200,7 @@ void TraceExecutor::complete(uint64_t packed) {
     if (--state.remaining == 0) {
         m_results[rank].finished = true;
         m_results[rank].finishNs = m_network.now();
-        --m_unfinishedRanks;
+        rankFinished();
         return;
     }
     issueReady(rank);

@@ -34,6 +34,8 @@ public:
     // Told of every node's start and end (timelines); may be null.
     void setObserver(class ExecutionObserver* observer) { m_observer = observer; }
     uint32_t ranksFinished() const { return static_cast<uint32_t>(m_results.size()) - m_unfinishedRanks; }
+    // Runs once, when the last rank drains its trace (a packet-level run stops its simulator there).
+    void setFinishedCallback(Callback callback) { m_finished = callback; }
     // Schedules every rank's first issue at the current time. Run the network's event loop afterwards.
     void start();
 
@@ -70,6 +72,7 @@ private:
 
     Slot slotOf(const TraceNode& node) const;
     void issueReady(Rank rank);
+    void rankFinished();
     void startNode(Rank rank, NodeIndex index);
     void complete(uint64_t packed);
     void startRank(uint64_t rank);
@@ -85,6 +88,7 @@ private:
     std::vector<RankResult> m_results;
     uint32_t m_unfinishedRanks = 0;
     ExecutionObserver* m_observer = nullptr;
+    Callback m_finished;
 };
 
 // Sees the trace being replayed, node by node, with simulated times.

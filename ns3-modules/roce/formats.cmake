@@ -4,6 +4,7 @@ add_library(mlnet_roce_formats STATIC
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/hpcc-config.cc
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/flow-file.cc
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/result-writers.cc
+  ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/astra-ns3-inputs.cc
 )
 target_include_directories(mlnet_roce_formats PUBLIC ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper)
 target_link_libraries(mlnet_roce_formats

@@ -4,14 +4,18 @@
 
 namespace mlnet::roce {
 
+void applyCongestionControl(FabricSettings& settings, const CcSelection& selection) {
+    settings.ccFactory = selection.factory;
+    settings.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
+    settings.nic.intEnabled = selection.intEnabled;
+}
+
 FabricSettings fabricSettingsFromHpccConfig(const HpccConfig& config, const CcSelection& selection) {
     FabricSettings s;
     s.nic.mtuPayloadBytes = config.payloadBytes;
     s.nic.ackIntervalBytes = config.l2AckIntervalBytes;
     s.nic.ackChunkBytes = config.l2ChunkBytes;
     s.nic.ackPriority = config.ackHighPriority ? 0 : 3;
-    s.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
-    s.nic.intEnabled = selection.intEnabled;
     s.bufferBytes = config.bufferBytes;
     s.ecnEnabled = config.ecnEnabled;
     for (const auto& [rate, kmax] : config.kmaxBytesByRateBps) {
@@ -20,8 +24,11 @@ FabricSettings fabricSettingsFromHpccConfig(const HpccConfig& config, const CcSe
         }
     }
     s.defaultErrorRate = config.errorRatePerLink;
+    if (config.headroomFactor) {
+        s.headroomFactor = *config.headroomFactor;
+    }
     s.globalBaseRtt = config.globalT;
-    s.ccFactory = selection.factory;
+    applyCongestionControl(s, selection);
     if (!config.qlenMonFile.empty()) {
         // Sampled when queues change, at most once per interval per port: no sweep over idle ports.
         s.switches.queueSampleIntervalPs = nsToPs(std::max<uint64_t>(config.qlenMonIntervalNs, 1));

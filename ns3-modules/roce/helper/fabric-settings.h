@@ -62,6 +62,9 @@ struct FabricSettings {
     std::string pcapPath;  // empty: no capture
 };
 
+// The algorithm's factory and the NIC mode it needs (ECN echoed on ACKs or real CNPs; INT for HPCC).
+void applyCongestionControl(FabricSettings& settings, const CcSelection& selection);
+
 // The fabric part of an HPCC-style configuration: payload, ACK coalescing and priority, buffer, ECN maps,
 // GLOBAL_T, ERROR_RATE_PER_LINK, the queue monitor window, and the selected congestion control with the NIC
 // mode it needs. Run options (PFC switch, RTO, seed, pcap) stay with the caller.

@@ -9,12 +9,14 @@
 namespace mlnet::roce {
 
 HangDetector::HangDetector(const RoceFabric& fabric, TimePs intervalPs, std::function<uint64_t()> progress,
-                           std::function<bool()> busy, std::function<std::string()> describe)
+                           std::function<bool()> busy, std::function<std::string()> describe,
+                           std::function<bool()> stalled)
     : m_fabric(fabric),
       m_intervalPs(intervalPs),
       m_progress(std::move(progress)),
       m_busy(std::move(busy)),
-      m_describe(std::move(describe)) {}
+      m_describe(std::move(describe)),
+      m_stalled(std::move(stalled)) {}
 
 HangDetector::~HangDetector() {
     m_event.Cancel();
@@ -30,11 +32,17 @@ void HangDetector::Start() {
 
 void HangDetector::Check() {
     const uint64_t progress = m_progress();
-    if (m_busy() && progress == m_last) {
+    const bool stalled = m_stalled && m_stalled();
+    if (stalled || (m_busy() && progress == m_last)) {
         m_hung = true;
         std::ostringstream s;
-        s << "no progress for " << static_cast<double>(m_intervalPs) / 1e9 << " ms at "
-          << static_cast<double>(nowPs()) / 1e12 << " s\n";
+        if (stalled) {
+            s << "nothing is in flight and no event is pending, but the run is not finished, at "
+              << static_cast<double>(nowPs()) / 1e12 << " s\n";
+        } else {
+            s << "no progress for " << static_cast<double>(m_intervalPs) / 1e9 << " ms at "
+              << static_cast<double>(nowPs()) / 1e12 << " s\n";
+        }
         if (m_describe) {
             s << m_describe();
         }

@@ -18,9 +18,12 @@ namespace mlnet::roce {
 class HangDetector {
 public:
     // `progress` must grow whenever the run moves forward; `busy` says whether anything is still outstanding;
-    // `describe` adds the caller's view (e.g. what every rank waits for) to the report.
+    // `describe` adds the caller's view (e.g. what every rank waits for) to the report. `stalled`, if given,
+    // says that nothing can happen any more (no event pending that could make progress): the run stops at the
+    // next check without waiting for a whole interval of no progress.
     HangDetector(const RoceFabric& fabric, TimePs intervalPs, std::function<uint64_t()> progress,
-                 std::function<bool()> busy, std::function<std::string()> describe = nullptr);
+                 std::function<bool()> busy, std::function<std::string()> describe = nullptr,
+                 std::function<bool()> stalled = nullptr);
     ~HangDetector();
     void Start();
     bool Hung() const { return m_hung; }
@@ -34,6 +37,7 @@ private:
     std::function<uint64_t()> m_progress;
     std::function<bool()> m_busy;
     std::function<std::string()> m_describe;
+    std::function<bool()> m_stalled;
     uint64_t m_last = UINT64_MAX;
     bool m_hung = false;
     std::string m_report;

@@ -281,7 +281,17 @@ const KeySpec kKeys[] = {
      [](Builder& b, HpccConfig& c) { b.duration(0, "ns", false, c.qlenMonIntervalNs); }},
     // run
     {"SIMULATOR_STOP_TIME", false,
-     [](Builder& b, HpccConfig& c) { b.duration(9, "s", false, c.stopTimeNs); }},
+     [](Builder& b, HpccConfig& c) {
+         // ASTRA-sim's ns-3 examples set 40000000000000 s to mean "no limit": beyond 64 bits of ns it is
+         // none.
+         uint64_t ns = 0;
+         if (b.values(1, "one value (s)") &&
+             parseScaledDecimal(b.entry().tokens[0], 9, true, ns) == NumberStatus::TooLarge) {
+             c.stopTimeNs = UINT64_MAX;
+             return;
+         }
+         b.duration(9, "s", false, c.stopTimeNs);
+     }},
     {"ENABLE_TRACE", false,
      [](Builder& b, HpccConfig&) {
          bool on = false;
@@ -453,7 +463,22 @@ const KeySpec kKeys[] = {
     // astra-network-ns3: changes the results, so it cannot be skipped quietly.
     {"NIC_TOTAL_PAUSE_TIME", false,
      [](Builder& b, HpccConfig&) {
-         b.fail("astra-network-ns3's NIC-generated PFC pauses are not modelled; remove the key");
+         uint64_t times = 0;
+         if (b.values(1, "one value") && b.integerAt(0, "a count", 0, UINT32_MAX, times) && times != 0) {
+             b.fail(
+                 "astra-network-ns3's NIC-generated PFC pauses are not modelled; set it to 0 or remove it");
+         }
+     }},
+    // astra-network-ns3: headroom = factor x one-way bandwidth-delay product; ours is factor / 2 x the
+    // two-way
+    // product plus two frames, so its default 3 is our 1.5.
+    {"HEADROOM_FACTOR", false,
+     [](Builder& b, HpccConfig& c) {
+         double factor = 0;
+         if (b.real(
+                 "a factor > 0", [](double v) { return v > 0 && v <= 1000; }, factor)) {
+             c.headroomFactor = factor / 2;
+         }
      }},
 };
 
@@ -697,19 +722,10 @@ HpccConfig loadHpccConfig(const std::string& path, Diagnostics& diag) {
     return config;
 }
 
-HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
-    using nlohmann::json;
+HpccConfig hpccConfigFromJson(const nlohmann::json& doc, const std::string& path, const std::string& text,
+                              Diagnostics& diag) {
     HpccConfig config;
     config.path = path;
-    std::string text;
-    if (!readTextFile(path, text, diag, "HPCC configuration (JSON)")) {
-        return config;
-    }
-    json doc;
-    if (!parseJsonObject(text, path, "a JSON object whose keys are config.txt keys, e.g. {\"CC_MODE\": 1}",
-                         doc, diag)) {
-        return config;
-    }
     Builder builder(path, config, diag);
     for (auto& [key, value] : doc.items()) {
         Entry entry;
@@ -722,6 +738,21 @@ HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
     }
     builder.finish();
     return config;
+}
+
+HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag) {
+    HpccConfig config;
+    config.path = path;
+    std::string text;
+    if (!readTextFile(path, text, diag, "HPCC configuration (JSON)")) {
+        return config;
+    }
+    nlohmann::json doc;
+    if (!parseJsonObject(text, path, "a JSON object whose keys are config.txt keys, e.g. {\"CC_MODE\": 1}",
+                         doc, diag)) {
+        return config;
+    }
+    return hpccConfigFromJson(doc, path, text, diag);
 }
 
 void requireFlowInputs(const HpccConfig& config, Diagnostics& diag) {

@@ -29,6 +29,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "network/topology-spec.h"
 #include "util/diagnostics.h"
 #include "util/units.h"
@@ -116,6 +118,9 @@ struct HpccConfig {
     double pintLogBase = 1.05;    // PINT_LOG_BASE
     double pintProb = 1.0;        // PINT_PROB
 
+    // --- buffer (astra-network-ns3)
+    std::optional<double> headroomFactor;  // HEADROOM_FACTOR / 2 (ours counts both directions); absent: ours
+
     // --- DCTCP (also uses ewmaGain)
     uint64_t dctcpRateAiBps = 1'000'000'000;  // DCTCP_RATE_AI
 
@@ -147,6 +152,10 @@ HpccConfig loadHpccConfig(const std::string& path, Diagnostics& diag);
 //   ({"100000000000": 1600, "400000000000": 6400}). Unknown and repeated keys are errors, as in the text
 //   form.
 HpccConfig loadJsonConfig(const std::string& path, Diagnostics& diag);
+// The same, from a parsed object (read from `path`, whose `text` gives lines); ASTRA-sim's nested config.json
+// and the congestion-control parameters of a network description are converted to this form.
+HpccConfig hpccConfigFromJson(const nlohmann::json& doc, const std::string& path, const std::string& text,
+                              Diagnostics& diag);
 
 // Errors (naming the configuration file) when TOPOLOGY_FILE or FLOW_FILE is absent; mlnet-flows needs both
 // while the ASTRA-sim bridge needs neither, so the loaders do not require them.

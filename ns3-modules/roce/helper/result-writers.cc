@@ -64,6 +64,21 @@ std::string formatPfcLine(const PfcRecord& r) {
     return std::string(line, static_cast<std::size_t>(n));
 }
 
+void FctStream::add(const FctRecord& record) {
+    m_buffer += formatFctLine(record);
+    ++m_lines;
+    if (m_buffer.size() >= (1u << 20)) {
+        m_file.write(m_buffer);
+        m_buffer.clear();
+    }
+}
+
+bool FctStream::commit() {
+    const bool ok = m_file.write(m_buffer) && m_file.commit();
+    m_buffer.clear();
+    return ok;
+}
+
 bool FctWriter::write(const std::string& path, Diagnostics& diag) const {
     return writeRecords(path, m_records, formatFctLine, diag);
 }

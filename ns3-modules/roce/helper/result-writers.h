@@ -51,6 +51,21 @@ private:
     std::vector<FctRecord> m_records;
 };
 
+// fct.txt written as completions happen, through an AtomicFile (the file appears whole when committed): a run
+// of millions of messages keeps no records.
+class FctStream {
+public:
+    FctStream(const std::string& path, Diagnostics& diag) : m_file(path, diag) {}
+    void add(const FctRecord& record);
+    bool commit();
+    uint64_t lines() const { return m_lines; }
+
+private:
+    AtomicFile m_file;
+    std::string m_buffer;
+    uint64_t m_lines = 0;
+};
+
 // Collects pfc.txt lines in event order.
 class PfcWriter {
 public:

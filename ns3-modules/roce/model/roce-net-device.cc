@@ -1,5 +1,7 @@
 #include "roce-net-device.h"
 
+#include <algorithm>
+
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -59,6 +61,17 @@ void RoceNetDevice::DoDispose() {
 
 bool RoceNetDevice::IsPaused(uint8_t priority) const {
     return m_pausedUntil[priority] > nowPs();
+}
+
+TimePs RoceNetDevice::PausedPs() const {
+    const TimePs now = nowPs();
+    TimePs total = m_pausedPs;
+    for (int q = 0; q < kNumPriorities; ++q) {
+        if (m_pausedUntil[q] > m_pauseStart[q]) {
+            total += std::min(now, m_pausedUntil[q]) - m_pauseStart[q];
+        }
+    }
+    return total;
 }
 
 uint8_t RoceNetDevice::PausedMask() const {
@@ -148,8 +161,21 @@ void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
             continue;
         }
         const uint16_t quanta = packet->pauseQuanta[q];
+        const bool wasPaused = m_pausedUntil[q] > now;
+        if (!wasPaused && m_pausedUntil[q] > m_pauseStart[q]) {
+            m_pausedPs += m_pausedUntil[q] - m_pauseStart[q];  // the last pause ran out unrenewed
+        }
+        if (wasPaused && quanta == 0) {
+            m_pausedPs += now - m_pauseStart[q];
+        }
+        if (!wasPaused) {
+            m_pauseStart[q] = now;
+        }
         // A new frame replaces the old pause time: zero quanta resume at once, others restart the timer.
         m_pausedUntil[q] = quanta == 0 ? now : now + pauseDurationPs(quanta, m_rateBps);
+        if (quanta == 0) {
+            m_pauseStart[q] = now;
+        }
         m_pauseTrace(m_port, static_cast<uint8_t>(q), quanta != 0, quanta);
         if (quanta != 0) {
             earliest = std::min(earliest, m_pausedUntil[q]);

@@ -63,6 +63,8 @@ public:
     uint64_t TxFrames() const { return m_txFrames; }
     uint64_t TxDataFrames() const { return m_txDataFrames; }
     uint64_t PauseFramesReceived() const { return m_pauseRx; }
+    // Time any priority of this port has spent paused by received PFC frames, up to now.
+    TimePs PausedPs() const;
     uint64_t PauseFramesSent() const { return m_pauseTx; }
 
     // ns3::NetDevice. Frames enter through the owner, so the generic Send path is not used.
@@ -124,6 +126,8 @@ private:
     bool m_dequeuing = false;
     PacketQueue m_control;
     TimePs m_pausedUntil[kNumPriorities] = {};
+    TimePs m_pauseStart[kNumPriorities] = {};  // start of the pause in force (while m_pausedUntil is ahead)
+    TimePs m_pausedPs = 0;                     // pauses that ended
     TimePs m_wakeAt = 0;
     ns3::EventId m_wake;
     PcapWriter* m_pcap = nullptr;

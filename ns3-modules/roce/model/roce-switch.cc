@@ -189,7 +189,70 @@ void RoceSwitch::IntegrateQueue(Port& port, uint64_t queueBytes) {
     port.queueChangedPs = now;
 }
 
+int QueueHistogram::Bucket(uint64_t bytes) {
+    if (bytes < 4) {
+        return static_cast<int>(bytes);
+    }
+    const int e = 63 - __builtin_clzll(bytes);  // bytes in [2^e, 2^(e+1))
+    return std::min(kBuckets - 1, 4 * (e - 1) + static_cast<int>((bytes >> (e - 2)) & 3));
+}
+
+uint64_t QueueHistogram::BucketUpperBytes(int bucket) {
+    if (bucket < 4) {
+        return static_cast<uint64_t>(bucket);
+    }
+    const int e = bucket / 4 + 1, sub = bucket % 4;
+    return ((uint64_t{4} + sub + 1) << (e - 2)) - 1;
+}
+
+void QueueHistogram::Merge(const QueueHistogram& other) {
+    for (int b = 0; b < kBuckets; ++b) {
+        m_ps[b] += other.m_ps[b];
+    }
+}
+
+TimePs QueueHistogram::TotalPs() const {
+    TimePs total = 0;
+    for (TimePs ps : m_ps) {
+        total += ps;
+    }
+    return total;
+}
+
+uint64_t QueueHistogram::QuantileBytes(double fraction) const {
+    const TimePs total = TotalPs();
+    if (total == 0) {
+        return 0;
+    }
+    TimePs seen = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+        seen += m_ps[b];
+        if (static_cast<double>(seen) >= fraction * static_cast<double>(total)) {
+            return BucketUpperBytes(b);
+        }
+    }
+    return BucketUpperBytes(kBuckets - 1);
+}
+
+void RoceSwitch::Histogram(uint32_t portIndex) {
+    Port& port = m_ports[portIndex];
+    const TimePs now = nowPs();
+    port.histogram.Add(port.histogramBytes, now - port.histogramSincePs);
+    port.histogramSincePs = now;
+    port.histogramBytes = m_mmu->egressPortBytes(portIndex);
+}
+
+QueueHistogram RoceSwitch::QueueTime(uint32_t portIndex) const {
+    const Port& port = m_ports[portIndex];
+    QueueHistogram h = port.histogram;
+    h.Add(port.histogramBytes, nowPs() - port.histogramSincePs);
+    return h;
+}
+
 void RoceSwitch::Sample(uint32_t port) {
+    if (m_settings.queueHistograms) {
+        Histogram(port);
+    }
     if (m_settings.queueSampleIntervalPs == 0) {
         return;
     }

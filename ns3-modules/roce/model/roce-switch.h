@@ -28,6 +28,25 @@ struct SwitchSettings {
     TimePs queueSampleIntervalPs = 0;  // 0: no queue samples
     TimePs queueSampleStartPs = 0;     // samples are kept only inside [start, end]
     TimePs queueSampleEndPs = UINT64_MAX;
+    bool queueHistograms = false;  // time-weighted egress queue histogram per port (run summaries)
+};
+
+// Time a queue spent at each length, in log-linear buckets (four per power of two), for percentiles that do
+// not depend on how often anything sampled.
+class QueueHistogram {
+public:
+    static constexpr int kBuckets = 4 * 64 + 1;
+    static int Bucket(uint64_t bytes);
+    static uint64_t BucketUpperBytes(int bucket);
+    void Add(uint64_t bytes, TimePs duration) { m_ps[Bucket(bytes)] += duration; }
+    void Merge(const QueueHistogram& other);
+    // The smallest queue length at or below which the queue spent `fraction` of the time (bucket upper
+    // bound).
+    uint64_t QuantileBytes(double fraction) const;
+    TimePs TotalPs() const;
+
+private:
+    TimePs m_ps[kBuckets] = {};
 };
 
 class RoceSwitch : public ns3::Node, public RocePortOwner {
@@ -74,6 +93,8 @@ public:
     };
     const std::vector<QueueSample>& QueueSamples() const { return m_samples; }
     uint64_t MaxQueueBytes(uint32_t port) const { return m_ports[port].maxQueueBytes; }
+    // With SwitchSettings::queueHistograms: the port's queue over time, up to now.
+    QueueHistogram QueueTime(uint32_t port) const;
 
     // Trace signatures.
     typedef void (*PfcCallback)(uint32_t switchNode, uint32_t port, uint8_t priority, bool pause);
@@ -95,11 +116,15 @@ private:
         uint64_t deficit[kNumPriorities] = {};
         bool refreshPending[kNumPriorities] = {};
         bool localFirst = false;  // alternates the local NIC and forwarded data on NPU ports
+        QueueHistogram histogram;
+        TimePs histogramSincePs = 0;
+        uint64_t histogramBytes = 0;
     };
     int PickDataClass(Port& port, uint8_t pausedMask);
     void SendPause(uint32_t port, uint8_t priority);
     void RefreshPause(uint32_t port, uint8_t priority);
     void Sample(uint32_t port);
+    void Histogram(uint32_t port);
     // Adds queueBytes x (now - last change) to the port's queue integral: call with the queue as it was since
     // the last change.
     void IntegrateQueue(Port& port, uint64_t queueBytes);

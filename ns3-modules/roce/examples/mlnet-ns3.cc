@@ -1,0 +1,324 @@
+// mlnet-ns3: Chakra traces at packet level. ASTRA-sim's flags and files (its ns-3 backend's config.txt or
+// config.json with --logical-topology-configuration, its analytical YAML, or our JSON network description)
+// in; ASTRA-sim's result lines on stdout, and in --output-dir a summary.json (iteration time, per-rank and
+// per-collective times, the network's congestion picture and the run's cost), fct.txt, pfc.txt, queue samples
+// and a timeline.json that Perfetto opens. Exit status: 0 finished, 1 usage, 2 invalid input, 3 the run could
+// not finish (no progress, a PFC deadlock, the time limit), with a report of what every rank waits for.
+#include <google/protobuf/stubs/logging.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "ns3/command-line.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+
+#include "astra-ns3-inputs.h"
+#include "background-traffic.h"
+#include "cc-selection.h"
+#include "hang-detector.h"
+#include "network-description.h"
+#include "result-writers.h"
+#include "roce-fabric.h"
+#include "roce-network-api.h"
+#include "roce-timing.h"
+#include "run-report.h"
+#include "system/simulation.h"
+#include "system/timeline.h"
+#include "training-report.h"
+#include "util/process-usage.h"
+#include "workload/trace-set.h"
+
+using namespace mlnet;
+using namespace mlnet::roce;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+    std::string workload, system, network, memory, groups = "empty", logical, outputDir, pcap, cc, ccPreset;
+    std::string logging, loggingFolder;
+    uint32_t queuesPerDim = 1;
+    double injectionScale = 1, commScale = 1, computeScale = 1;
+    bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
+    uint32_t seed = 0;  // 0: the description's
+};
+
+// Timeline rows and fct.txt lines for every message of the trace.
+class MessageLog : public MessageObserver {
+public:
+    MessageLog(RoceFabric& fabric, FctStream& fct, Timeline* timeline)
+        : m_fabric(fabric), m_fct(fct), m_timeline(timeline) {}
+    void messageFinished(Rank src, Rank dst, const FlowCompletion& c) override {
+        m_fct.add({m_fabric.NodeIdOfHost(c.srcHost), m_fabric.NodeIdOfHost(c.dstHost), c.udpSrcPort, 100,
+                   c.sizeBytes, psToNs(c.startPs), psToNs(c.finishPs - c.startPs),
+                   psToNs(m_fabric.IdealFctPs(c.srcHost, c.dstHost, c.sizeBytes))});
+        if (m_timeline) {
+            m_timeline->message(src, dst, c.sizeBytes, psToNs(c.startPs), psToNs(c.finishPs));
+        }
+    }
+
+private:
+    RoceFabric& m_fabric;
+    FctStream& m_fct;
+    Timeline* m_timeline;
+};
+
+// Simulated time, ranks finished and events per second on stderr, every two seconds of wall time.
+class Progress {
+public:
+    Progress(const Simulation& simulation, uint32_t ranks) : m_simulation(simulation), m_ranks(ranks) {}
+    void Start() { ns3::Simulator::Schedule(ns3::MicroSeconds(10), &Progress::Tick, this); }
+
+private:
+    void Tick() {
+        const auto now = std::chrono::steady_clock::now();
+        const double sinceLast = std::chrono::duration<double>(now - m_last).count();
+        if (sinceLast >= 2) {
+            const uint64_t events = ns3::Simulator::GetEventCount();
+            std::fprintf(stderr, "mlnet-ns3: %.6f s simulated, %u of %u ranks finished, %.2f M events/s\n",
+                         static_cast<double>(nowPs()) / 1e12, m_simulation.ranksFinished(), m_ranks,
+                         static_cast<double>(events - m_events) / sinceLast / 1e6);
+            m_last = now;
+            m_events = events;
+        }
+        ns3::Simulator::Schedule(ns3::MicroSeconds(10), &Progress::Tick, this);
+    }
+    const Simulation& m_simulation;
+    uint32_t m_ranks;
+    std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
+    uint64_t m_events = 0;
+};
+
+int usage(ns3::CommandLine& cmd, const std::string& why) {
+    std::cerr << "mlnet-ns3: " << why << "\n";
+    cmd.PrintHelp(std::cerr);
+    return 1;
+}
+
+void stopSimulator(void*, uint64_t) {
+    ns3::Simulator::Stop();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    google::protobuf::SetLogHandler(nullptr);
+    SimulatorSession session;
+    Options o;
+    ns3::CommandLine cmd(__FILE__);
+    cmd.Usage(
+        "mlnet-ns3 --workload-configuration=PREFIX --system-configuration=SYSTEM.json "
+        "--network-configuration=NETWORK [options]\n"
+        "Runs Chakra traces on the packet-level RoCE network. NETWORK: our JSON network description, "
+        "ASTRA-sim's "
+        "ns-3 config.txt / config.json (with --logical-topology-configuration), or an ASTRA-sim analytical "
+        "YAML.");
+    cmd.AddValue("workload-configuration", "Chakra trace prefix: PREFIX.<rank>.et", o.workload);
+    cmd.AddValue("system-configuration", "ASTRA-sim system JSON", o.system);
+    cmd.AddValue("network-configuration", "network description (see above)", o.network);
+    cmd.AddValue("remote-memory-configuration", "ASTRA-sim remote-memory JSON (default: NO_MEMORY_EXPANSION)",
+                 o.memory);
+    cmd.AddValue("comm-group-configuration", "communicator groups JSON ('empty' means none)", o.groups);
+    cmd.AddValue("logical-topology-configuration",
+                 "ASTRA-sim's {\"logical-dims\": [...]} for the collectives", o.logical);
+    cmd.AddValue("num-queues-per-dim", "queues per dimension", o.queuesPerDim);
+    cmd.AddValue("injection-scale", "multiplies endpoint-delay", o.injectionScale);
+    cmd.AddValue("comm-scale", "accepted for compatibility; must be 1", o.commScale);
+    cmd.AddValue("compute-scale", "accepted for compatibility; must be 1", o.computeScale);
+    cmd.AddValue("rendezvous-protocol", "not supported; must be false", o.rendezvous);
+    cmd.AddValue("logging-configuration", "accepted for compatibility; ignored", o.logging);
+    cmd.AddValue("logging-folder", "accepted for compatibility; ignored", o.loggingFolder);
+    cmd.AddValue("overlap-collectives", "let a rank run several collectives at once (ASTRA-sim: one)",
+                 o.overlap);
+    cmd.AddValue("strict", "ASTRA-sim parity checks on the traces", o.strict);
+    cmd.AddValue("cc", "congestion control: none, dcqcn, dctcp, timely or hpcc (default: the network's)",
+                 o.cc);
+    cmd.AddValue("cc-preset", "config, paper, hpcc-paper or attributes (default: the network's)", o.ccPreset);
+    cmd.AddValue("seed", "random seed (ECN marking, losses, ECMP salt, background traffic)", o.seed);
+    cmd.AddValue("output-dir", "where summary.json, fct.txt, pfc.txt, qlen.txt and timeline.json go",
+                 o.outputDir);
+    cmd.AddValue("pcap", "also write every frame to this pcap file", o.pcap);
+    cmd.AddValue("quiet", "no progress lines on stderr", o.quiet);
+    cmd.AddValue("compare-analytical", "also run the congestion-aware analytical model and compare",
+                 o.compareAnalytical);
+    cmd.Parse(argc, argv);
+    for (const auto& [flag, value] :
+         {std::pair<const char*, std::string*>{"workload-configuration", &o.workload},
+          {"system-configuration", &o.system},
+          {"network-configuration", &o.network}}) {
+        if (value->empty()) {
+            return usage(cmd, std::string("--") + flag + " is required");
+        }
+    }
+    if (o.commScale != 1 || o.computeScale != 1 || o.rendezvous || o.queuesPerDim == 0 ||
+        o.injectionScale < 0) {
+        return usage(cmd,
+                     "--comm-scale and --compute-scale must be 1, --rendezvous-protocol false, "
+                     "--num-queues-per-dim at least 1 and --injection-scale non-negative");
+    }
+
+    Diagnostics diag;
+    const SystemConfig system = loadSystemConfig(o.system, diag);
+    RemoteMemoryConfig memory;
+    if (!o.memory.empty()) {
+        memory = loadRemoteMemoryConfig(o.memory, diag);
+    }
+    std::optional<NetworkDescription> network = loadNetworkDescription(o.network, diag);
+    std::optional<std::vector<uint32_t>> logicalDims;
+    if (!o.logical.empty()) {
+        logicalDims = loadLogicalTopology(o.logical, diag);
+    }
+    TraceSetOptions traceOptions;
+    traceOptions.read.strict = o.strict;
+    if (o.groups.find("empty") == std::string::npos) {
+        traceOptions.commGroupFile = o.groups;  // ASTRA-sim treats any path containing "empty" as none
+    }
+    TraceSet traces;
+    if (!diag.hasErrors()) {
+        traces = loadTraceSet(o.workload, traceOptions, diag);
+    }
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
+        return 2;
+    }
+    PacketModelSettings& settings = network->settings;
+    TrainingSetup setup;
+    if (!prepareTraining(traces, *network->topology, logicalDims, setup, diag)) {
+        std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
+        return 2;
+    }
+
+    // Congestion control: the network's choice unless the command line names one.
+    const std::string ccName = o.cc.empty() ? settings.cc : o.cc;
+    const std::string preset = o.ccPreset.empty() ? settings.ccPreset : o.ccPreset;
+    const CcSelection selection = selectCongestionControl(settings.ccParameters, ccName, preset, diag);
+    if (ccName.empty() && settings.ccParameters.ccMode == 12) {
+        std::cerr
+            << "mlnet-ns3: CC_MODE 12 (astra-network-ns3's default) is no HPCC-lineage algorithm: flows run "
+               "at line rate within their window, with no congestion-control reaction\n";
+    }
+    applyCongestionControl(settings.fabric, selection);
+    settings.fabric.seed = o.seed ? o.seed : settings.seed;
+    settings.fabric.pcapPath = o.pcap;
+    settings.fabric.switches.queueHistograms = true;
+    const OutputPaths out = outputPaths(o.outputDir, settings, diag);
+    if (!out.queues.empty()) {
+        settings.fabric.switches.queueSampleIntervalPs = settings.queueIntervalPs;
+        settings.fabric.switches.queueSampleStartPs = settings.queueStartPs;
+        settings.fabric.switches.queueSampleEndPs = settings.queueEndPs;
+    }
+    ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(settings.fabric.seed));
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
+        return 2;
+    }
+
+    const double cpuStart = processCpuSeconds();
+    const auto wallStart = std::chrono::steady_clock::now();
+    RoceFabric fabric(setup.topology, settings.fabric, diag);
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
+    if (settings.linkDown && !fabric.ScheduleLinkDown(settings.linkDown->nodeA, settings.linkDown->nodeB,
+                                                      nsToPs(settings.linkDown->timeNs))) {
+        diag.error(settings.source + ": LINK_DOWN names nodes that share no cable");
+    }
+    RoceNetworkApi api(fabric, traces.numRanks(), settings.trafficClass);
+    SimulationOptions simOptions;
+    simOptions.executor.overlapCollectives = o.overlap;
+    simOptions.queuesPerDimension = o.queuesPerDim;
+    simOptions.injectionScale = o.injectionScale;
+    Simulation simulation(traces, system, setup.logical, memory, simOptions, api, diag);
+    FctStream fct(out.fct, diag);
+    std::unique_ptr<Timeline> timeline;
+    if (!out.timeline.empty()) {
+        timeline = std::make_unique<Timeline>(out.timeline, traces, settings.timelineFlows, diag);
+        simulation.setObserver(timeline.get());
+    }
+    if (diag.hasErrors() || !simulation.valid()) {
+        std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
+        return 2;
+    }
+    MessageLog log(fabric, fct, timeline.get());
+    api.setObserver(&log);
+    std::unique_ptr<BackgroundTraffic> background;
+    if (settings.background) {
+        background =
+            std::make_unique<BackgroundTraffic>(fabric, *settings.background, settings.fabric.seed, diag);
+        if (diag.hasErrors()) {
+            std::cerr << diag.format(Severity::Error);
+            return 2;
+        }
+    }
+    HangDetector hang(
+        fabric, settings.hangCheckPs,
+        [&] { return fabric.DeliveredBytes() + api.messagesAcknowledged() + simulation.ranksFinished(); },
+        [&] { return api.messagesInFlight() > 0; }, [&] { return simulation.outcome(api.now()).stallReport; },
+        [&] { return api.messagesInFlight() == 0 && api.pendingEvents() == 0 && !simulation.finished(); });
+    Progress progress(simulation, traces.numRanks());
+    simulation.start(Callback{&stopSimulator, nullptr, 0});
+    hang.Start();
+    if (!o.quiet) {
+        progress.Start();
+    }
+    if (background) {
+        background->Start();
+    }
+    if (settings.timeLimitPs != UINT64_MAX) {
+        ns3::Simulator::Stop(ns3::PicoSeconds(settings.timeLimitPs));
+    }
+    ns3::Simulator::Run();
+
+    TrainingRun run;
+    run.outcome = simulation.outcome(api.now());
+    run.outcome.events = ns3::Simulator::GetEventCount();
+    run.outcome.messages = api.messagesDelivered();
+    run.outcome.bytesDelivered = api.bytesDelivered();
+    run.cpuSeconds = processCpuSeconds() - cpuStart;
+    run.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    run.hangReport = hang.Hung() ? hang.Report() : "";
+    run.timeLimited = !run.outcome.completed && !hang.Hung();
+    run.network = networkTotals(fabric);
+    run.bytesSent = api.bytesSent();
+    run.messagesSent = api.messagesSent();
+    if (background) {
+        run.background = background->Summary();
+    }
+    if (timeline) {
+        run.timelineMessagesLeftOut = timeline->messagesLeftOut();
+    }
+    if (o.compareAnalytical) {
+        run.analytical = compareAnalytical(traces, system, memory, simOptions, setup, diag);
+    }
+
+    printResultLines(run.outcome);
+    fct.commit();
+    writePfcFile(fabric, out.pfc, diag);
+    if (!out.queues.empty()) {
+        writeQueueSamples(fabric, out.queues, psToNs(settings.queueStartPs), psToNs(settings.queueEndPs),
+                          diag);
+    }
+    if (timeline) {
+        timeline->close();
+    }
+    RunInputs inputs{o.workload, o.system, o.network, settings.form, selection.name, preset, setup, fabric};
+    writeSummary(out.summary, inputs, run, diag);
+    printNetworkSummary(run, selection.name, out.summary);
+    std::cerr << diag.format(Severity::Warning);
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
+    if (!run.outcome.completed) {
+        std::cerr << "mlnet-ns3: the run could not finish: "
+                  << (run.timeLimited ? "the time limit was reached\n" : run.hangReport)
+                  << (run.timeLimited ? run.outcome.stallReport : "");
+        return 3;
+    }
+    return 0;
+}

@@ -1,0 +1,61 @@
+// Background flows sharing the fabric with the training traffic, in their own traffic class: Poisson arrivals
+// at every host of a set, sizes drawn from a flow-size distribution (the HPCC traffic generator's CDF files:
+// lines of
+// "<size bytes> <cumulative percent>", linearly interpolated), destinations uniform over the other hosts of
+// the set, at an offered load that is a fraction of each host's NIC rate. Their FCT slowdowns are reported
+// apart from the training's messages.
+#ifndef MLNET_ROCE_BACKGROUND_TRAFFIC_H
+#define MLNET_ROCE_BACKGROUND_TRAFFIC_H
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+#include "ns3/random-variable-stream.h"
+
+#include "network-description.h"
+#include "roce-fabric.h"
+
+namespace mlnet::roce {
+
+// A flow-size distribution.
+class FlowSizeCdf {
+public:
+    // Sizes must not decrease and percentages must rise from 0 to 100; errors name the file and the line.
+    static std::optional<FlowSizeCdf> Load(const std::string& path, Diagnostics& diag);
+    // The size at cumulative probability u in [0, 1).
+    uint64_t SizeAt(double u) const;
+    double MeanBytes() const;
+
+private:
+    std::vector<std::pair<double, double>> m_points;  // (size bytes, cumulative fraction)
+};
+
+class BackgroundTraffic {
+public:
+    // Errors (the CDF, hosts out of range, fewer than two hosts) go to diag.
+    BackgroundTraffic(RoceFabric& fabric, const BackgroundSettings& settings, uint64_t seed,
+                      Diagnostics& diag);
+    // Schedules the first arrival of every host now; arrivals continue until the simulation stops.
+    void Start();
+    // Flows started and finished, bytes, and the FCT slowdown (FCT over the ideal FCT) percentiles.
+    nlohmann::ordered_json Summary() const;
+
+private:
+    void Arrival(uint32_t index);
+
+    RoceFabric& m_fabric;
+    BackgroundSettings m_settings;
+    std::optional<FlowSizeCdf> m_cdf;
+    std::vector<uint32_t> m_hosts;
+    std::vector<double> m_meanGapPs;  // per host
+    ns3::Ptr<ns3::ExponentialRandomVariable> m_gap;
+    ns3::Ptr<ns3::UniformRandomVariable> m_uniform;
+    uint64_t m_next = uint64_t{1} << 61;  // message ids apart from the training's
+    uint64_t m_started = 0, m_bytes = 0;
+    std::vector<double> m_slowdowns;
+};
+
+}  // namespace mlnet::roce
+
+#endif

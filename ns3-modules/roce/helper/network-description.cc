@@ -1,0 +1,311 @@
+#include "network-description.h"
+
+#include <filesystem>
+
+#include "astra-ns3-inputs.h"
+#include "network/topology-description.h"
+#include "util/json-section.h"
+#include "util/json-text.h"
+
+namespace mlnet::roce {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The defaults of descriptions without packet-model sections: RoCEv2 with 4 KB payloads, 32 MB shared
+// buffers, PFC, RED/ECN at 100/400 KB per 25 Gb/s with Pmax 0.2 (the HPCC paper's DCQCN thresholds) and DCQCN
+// from its paper.
+PacketModelSettings defaults(const std::string& source) {
+    PacketModelSettings s;
+    s.source = source;
+    s.fabric.nic.mtuPayloadBytes = 4096;
+    s.fabric.ecnPer25Gbps = EcnRule{25'000'000'000ull, 100'000, 400'000, 0.2};
+    return s;
+}
+
+std::optional<EcnRule> readEcn(JsonSection& parent, const std::string& key) {
+    auto section = parent.section(key);
+    if (!section) {
+        return std::nullopt;
+    }
+    const auto kmin = section->sizeBytes("kmin"), kmax = section->sizeBytes("kmax");
+    const auto pmax = section->real("pmax", 0, 1);
+    if (!kmin || !kmax || !pmax) {
+        if (section->ok()) {
+            section->error("kmin", "ECN thresholds need kmin, kmax and pmax");
+        }
+        return std::nullopt;
+    }
+    if (*kmin > *kmax) {
+        section->error("kmin", "exceeds kmax; expected kmin <= kmax");
+    }
+    if (!section->finish()) {
+        return std::nullopt;
+    }
+    return EcnRule{25'000'000'000ull, *kmin, *kmax, *pmax};
+}
+
+void readSwitch(JsonSection& s, FabricSettings& f) {
+    f.bufferBytes = s.sizeBytes("buffer").value_or(f.bufferBytes);
+    f.reserveBytes = s.sizeBytes("reserve").value_or(f.reserveBytes);
+    f.pfcEnabled = s.boolean("pfc").value_or(f.pfcEnabled);
+    f.ecnEnabled = s.boolean("ecn").value_or(f.ecnEnabled);
+    f.headroomFactor = s.real("headroom-factor", 0.01, 100).value_or(f.headroomFactor);
+    f.alphaShift = static_cast<uint32_t>(s.count("alpha-shift", f.alphaShift, 0, 16));
+    if (auto ecn = readEcn(s, "ecn-per-25gbps")) {
+        f.ecnPer25Gbps = ecn;
+    }
+}
+
+void readTiers(JsonSection& s, FabricSettings& f) {
+    const nlohmann::json* tiers = s.value("tiers");
+    if (!tiers) {
+        return;
+    }
+    if (!tiers->is_object()) {
+        s.error("tiers", "expected an object of tier name -> settings");
+        return;
+    }
+    for (const auto& [tier, value] : tiers->items()) {
+        if (!value.is_object()) {
+            s.error("tiers", "tier '" + tier + "' is not an object of settings");
+            continue;
+        }
+        JsonSection t(value, s.path(), s.text(), s.keyPath("tiers." + tier), s.diag());
+        TierSettings settings;
+        settings.bufferBytes = t.sizeBytes("buffer");
+        settings.pfcEnabled = t.boolean("pfc");
+        settings.ecnEnabled = t.boolean("ecn");
+        settings.ecnPer25Gbps = readEcn(t, "ecn-per-25gbps");
+        if (t.finish()) {
+            f.tiers[tier] = settings;
+        }
+    }
+}
+
+void readNic(JsonSection& s, PacketModelSettings& p) {
+    NicSettings& n = p.fabric.nic;
+    n.mtuPayloadBytes = static_cast<uint32_t>(s.sizeBytes("payload").value_or(n.mtuPayloadBytes));
+    if (n.mtuPayloadBytes == 0 || n.mtuPayloadBytes > 9000) {
+        s.error("payload", std::to_string(n.mtuPayloadBytes) + " B; expected 1 B .. 9000 B per packet");
+    }
+    n.ackIntervalBytes = s.sizeBytes("ack-interval").value_or(n.ackIntervalBytes);
+    n.ackChunkBytes = s.sizeBytes("ack-chunk").value_or(n.ackChunkBytes);
+    n.ackPriority = static_cast<uint8_t>(s.count("ack-priority", n.ackPriority, 0, 7));
+    n.rtoPs = s.timePs("rto").value_or(n.rtoPs);
+    n.cnpIntervalPs = s.timePs("cnp-interval").value_or(n.cnpIntervalPs);
+    n.nackIntervalPs = s.timePs("nack-interval").value_or(n.nackIntervalPs);
+    if (n.rtoPs < 1'000'000) {
+        s.error("rto", "below 1 us; expected a retransmission timeout of at least 1us");
+    }
+    p.trafficClass = static_cast<uint8_t>(s.count("traffic-class", p.trafficClass, 1, 7));
+    p.fabric.globalBaseRtt = s.boolean("global-base-rtt").value_or(p.fabric.globalBaseRtt);
+    if (auto connections = s.string("connections")) {
+        if (*connections == "per-message") {
+            p.fabric.reuseConnections = false;
+        } else if (*connections == "per-peer") {
+            p.fabric.reuseConnections = true;
+        } else {
+            s.error("connections", "'" + *connections + "'; expected per-message or per-peer");
+        }
+    }
+}
+
+void readCongestionControl(JsonSection& s, PacketModelSettings& p) {
+    p.cc = s.string("algorithm").value_or(p.cc);
+    p.ccPreset = s.string("preset").value_or(p.ccPreset);
+    if (const nlohmann::json* parameters = s.value("parameters")) {
+        if (!parameters->is_object()) {
+            s.error("parameters", "expected an object of config.txt keys, e.g. {\"RATE_AI\": \"20Mb/s\"}");
+            return;
+        }
+        p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
+        if (!s.has("preset")) {
+            p.ccPreset = "config";  // parameters mean the "config" preset unless another is named
+        }
+    }
+}
+
+void readOutputs(JsonSection& s, PacketModelSettings& p) {
+    p.queueIntervalPs = s.timePs("queue-interval").value_or(p.queueIntervalPs);
+    p.queueStartPs = s.timePs("queue-start").value_or(p.queueStartPs);
+    p.queueEndPs = s.timePs("queue-end").value_or(p.queueEndPs);
+    p.timeline = s.boolean("timeline").value_or(p.timeline);
+    p.timelineFlows = s.count("timeline-flows", p.timelineFlows, 0, 100'000'000);
+}
+
+void readRun(JsonSection& s, PacketModelSettings& p) {
+    p.timeLimitPs = s.timePs("time-limit").value_or(p.timeLimitPs);
+    p.hangCheckPs = s.timePs("hang-check").value_or(p.hangCheckPs);
+    p.seed = s.count("seed", p.seed, 1, UINT32_MAX);
+    if (p.hangCheckPs < 1'000'000) {
+        s.error("hang-check", "below 1 us; expected an interval of at least 1us");
+    }
+}
+
+void readBackground(JsonSection& s, PacketModelSettings& p) {
+    BackgroundSettings b;
+    const auto cdf = s.string("flow-size-cdf");
+    const auto load = s.real("load", 1e-6, 1);
+    if (!cdf || !load) {
+        if (s.ok()) {
+            s.error("flow-size-cdf", "background traffic needs flow-size-cdf and load");
+        }
+        return;
+    }
+    b.flowSizeCdf = fs::path(*cdf).is_relative() ? (fs::path(s.path()).parent_path() / *cdf).string() : *cdf;
+    b.load = *load;
+    b.trafficClass = static_cast<uint8_t>(s.count("traffic-class", b.trafficClass, 1, 7));
+    b.dport = static_cast<uint16_t>(s.count("dport", b.dport, 0, 65535));
+    if (const nlohmann::json* hosts = s.value("hosts")) {
+        if (!hosts->is_array()) {
+            s.error("hosts", "expected a list of host indices");
+        } else {
+            for (const nlohmann::json& h : *hosts) {
+                if (!h.is_number_unsigned()) {
+                    s.error("hosts", h.dump() + " is not a host index");
+                    return;
+                }
+                b.hosts.push_back(h.get<uint32_t>());
+            }
+        }
+    }
+    p.background = b;
+}
+
+template <typename Reader>
+void section(JsonSection& top, const char* key, PacketModelSettings& p, Reader read) {
+    if (auto s = top.section(key)) {
+        read(*s, p);
+        s->finish();
+    }
+}
+
+std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const std::string& path,
+                                              const std::string& text, Diagnostics& diag) {
+    NetworkDescription d;
+    d.topology = topologyFromJson(doc, path, text, diag);
+    d.settings = defaults(path);
+    d.settings.form = "json";
+    JsonSection top(doc, path, text, "", diag);
+    top.accept("topology");
+    top.accept("ranks");
+    section(top, "switch", d.settings, [](JsonSection& s, PacketModelSettings& p) {
+        readSwitch(s, p.fabric);
+        readTiers(s, p.fabric);
+    });
+    section(top, "nic", d.settings, readNic);
+    section(top, "congestion-control", d.settings, readCongestionControl);
+    section(top, "links", d.settings, [](JsonSection& s, PacketModelSettings& p) {
+        p.fabric.defaultErrorRate = s.real("error-rate", 0, 1).value_or(0);
+    });
+    section(top, "outputs", d.settings, readOutputs);
+    section(top, "run", d.settings, readRun);
+    section(top, "background", d.settings, readBackground);
+    if (!top.finish() || !d.topology || diag.hasErrors()) {
+        return std::nullopt;
+    }
+    return d;
+}
+
+// ASTRA-sim resolves the configuration's paths against the working directory; a path that is not there is
+// tried in the configuration's folder, and the message names both.
+std::string resolveInputPath(const std::string& file, const std::string& configPath) {
+    if (file.empty() || fs::path(file).is_absolute() || fs::exists(file)) {
+        return file;
+    }
+    const fs::path besideConfig = fs::path(configPath).parent_path() / file;
+    return fs::exists(besideConfig) ? besideConfig.string() : file;
+}
+
+std::optional<NetworkDescription> fromHpccConfig(HpccConfig config, Diagnostics& diag) {
+    if (diag.hasErrors()) {
+        return std::nullopt;
+    }
+    if (config.topologyFile.empty()) {
+        diag.error(config.path + ": TOPOLOGY_FILE is missing; expected the physical topology file");
+        return std::nullopt;
+    }
+    NetworkDescription d;
+    const std::string topology = resolveInputPath(config.topologyFile, config.path);
+    if (!fs::exists(topology)) {
+        diag.error(config.path + ": TOPOLOGY_FILE '" + config.topologyFile +
+                   "' exists neither in the working "
+                   "directory (" +
+                   fs::current_path().string() + ") nor beside the configuration");
+        return std::nullopt;
+    }
+    d.topology = loadTopologyDescription(topology, diag);
+    if (!d.topology) {
+        return std::nullopt;
+    }
+    checkConfigAgainstTopology(config, *d.topology, diag);
+    d.settings = packetSettingsFromHpccConfig(config);
+    return diag.hasErrors() ? std::nullopt : std::optional<NetworkDescription>(std::move(d));
+}
+
+}  // namespace
+
+PacketModelSettings packetSettingsFromHpccConfig(const HpccConfig& config) {
+    PacketModelSettings s;
+    s.source = config.path;
+    s.form = "astra-ns3-config";
+    CcSelection none;  // the algorithm is selected later, with the command line's overrides
+    s.fabric = fabricSettingsFromHpccConfig(config, none);
+    s.ccParameters = config;
+    s.cc = "";  // follow CC_MODE
+    s.ccPreset = "config";
+    s.fctPath = config.fctOutputFile;
+    s.pfcPath = config.pfcOutputFile;
+    s.queuePath = config.qlenMonFile;
+    if (!config.qlenMonFile.empty()) {
+        s.queueIntervalPs = nsToPs(std::max<uint64_t>(config.qlenMonIntervalNs, 1));
+        s.queueStartPs = nsToPs(config.qlenMonStartNs);
+        s.queueEndPs = nsToPs(config.qlenMonEndNs);
+    }
+    s.timeLimitPs = config.stopTimeNs > UINT64_MAX / kPsPerNs ? UINT64_MAX : nsToPs(config.stopTimeNs);
+    s.linkDown = config.linkDown;
+    return s;
+}
+
+std::optional<NetworkDescription> loadNetworkDescription(const std::string& path, Diagnostics& diag) {
+    if (endsWith(path, ".yml") || endsWith(path, ".yaml")) {
+        NetworkDescription d;
+        d.topology = loadTopologyDescription(path, diag);
+        d.settings = defaults(path);
+        d.settings.form = "astra-analytical";
+        return d.topology ? std::optional<NetworkDescription>(std::move(d)) : std::nullopt;
+    }
+    if (!endsWith(path, ".json")) {
+        return fromHpccConfig(loadHpccConfig(path, diag), diag);
+    }
+    std::string text;
+    if (!readTextFile(path, text, diag, "network configuration")) {
+        return std::nullopt;
+    }
+    nlohmann::json doc;
+    if (!parseJsonObject(text, path, "a JSON network description", doc, diag)) {
+        return std::nullopt;
+    }
+    if (doc.contains("topology") && doc["topology"].is_object()) {
+        return fromOurJson(doc, path, text, diag);
+    }
+    if (isAstraNs3JsonConfig(doc)) {
+        return fromHpccConfig(hpccConfigFromAstraJson(doc, path, text, diag), diag);
+    }
+    if (doc.contains("CC_MODE") || doc.contains("TOPOLOGY_FILE")) {
+        return fromHpccConfig(hpccConfigFromJson(doc, path, text, diag), diag);
+    }
+    NetworkDescription d;  // the analytical tools' JSON forms (dimensions, FatTree, topology-file)
+    d.topology = topologyFromJson(doc, path, text, diag);
+    d.settings = defaults(path);
+    d.settings.form = "astra-analytical";
+    return d.topology ? std::optional<NetworkDescription>(std::move(d)) : std::nullopt;
+}
+
+}  // namespace mlnet::roce

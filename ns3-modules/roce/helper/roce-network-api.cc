@@ -1,0 +1,46 @@
+#include "roce-network-api.h"
+
+#include "ns3/simulator.h"
+
+#include "roce-timing.h"
+
+namespace mlnet::roce {
+
+RoceNetworkApi::RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, uint8_t trafficClass)
+    : MessageNetwork(numRanks), m_fabric(fabric), m_trafficClass(trafficClass) {}
+
+TimeNs RoceNetworkApi::now() const {
+    return psToNs(nowPs());
+}
+
+void RoceNetworkApi::schedule(TimeNs delayNs, Callback callback) {
+    ++m_pendingEvents;
+    ns3::Simulator::Schedule(ns3::PicoSeconds(nsToPs(delayNs)), &RoceNetworkApi::Run, this, callback);
+}
+
+void RoceNetworkApi::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) {
+    const uint32_t srcHost = hostOfRank(src), dstHost = hostOfRank(dst);
+    if (srcHost == dstHost) {
+        // Two ranks on one host (or a rank to itself) exchange through memory, not the network.
+        ns3::Simulator::ScheduleNow(&RoceNetworkApi::SelfMessage, this, id);
+        return;
+    }
+    m_fabric.StartMessage(
+        m_nextMessage++, srcHost, dstHost, sizeBytes, m_trafficClass,
+        [this, id](const FlowCompletion& c) {
+            const Message m = message(id);
+            ++m_acknowledged;
+            acknowledged(id);
+            if (m_observer) {
+                m_observer->messageFinished(m.src, m.dst, c);
+            }
+        },
+        [this, id](uint64_t, TimePs) { delivered(id); });
+}
+
+void RoceNetworkApi::SelfMessage(uint64_t id) {
+    ++m_acknowledged;
+    arrived(id);
+}
+
+}  // namespace mlnet::roce

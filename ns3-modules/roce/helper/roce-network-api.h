@@ -1,0 +1,58 @@
+// The bridge: the training-loop core's NetworkApi on the packet-level RoCE fabric. A message between two
+// ranks becomes a RoCE message between their hosts (a queue pair of its own, or the connection of the pair
+// and traffic class); its receive side completes when the last byte has arrived in order at the destination
+// NIC, its send side when the last byte is acknowledged. Compute and delays of the core are ns-3 events, so
+// one simulator clock drives the trace, the collectives and every packet.
+#ifndef MLNET_ROCE_NETWORK_API_H
+#define MLNET_ROCE_NETWORK_API_H
+
+#include <cstdint>
+
+#include "network/message-network.h"
+#include "roce-fabric.h"
+
+namespace mlnet::roce {
+
+// Sees every message of the trace when its sender completes (fct.txt, timelines).
+class MessageObserver {
+public:
+    virtual ~MessageObserver() = default;
+    virtual void messageFinished(Rank src, Rank dst, const FlowCompletion& completion) = 0;
+};
+
+class RoceNetworkApi : public MessageNetwork {
+public:
+    // Ranks 0..numRanks-1 run on hosts spec.hostOfRank(rank); messages travel in `trafficClass`.
+    RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, uint8_t trafficClass);
+
+    TimeNs now() const override;
+    void schedule(TimeNs delayNs, Callback callback) override;
+
+    void setObserver(MessageObserver* observer) { m_observer = observer; }
+    // Core events (compute, delays) scheduled and not yet run: with no message in flight either, nothing can
+    // make progress any more.
+    uint64_t pendingEvents() const { return m_pendingEvents; }
+    uint64_t messagesAcknowledged() const { return m_acknowledged; }
+    uint32_t hostOfRank(Rank rank) const { return m_fabric.Spec().hostOfRank(rank); }
+
+protected:
+    void transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) override;
+
+private:
+    void Run(Callback callback) {
+        --m_pendingEvents;
+        callback();
+    }
+    void SelfMessage(uint64_t id);
+
+    RoceFabric& m_fabric;
+    uint8_t m_trafficClass;
+    uint64_t m_nextMessage = 0;  // RoCE message ids: unique for the run, unlike the pooled record ids
+    uint64_t m_acknowledged = 0;
+    uint64_t m_pendingEvents = 0;
+    MessageObserver* m_observer = nullptr;
+};
+
+}  // namespace mlnet::roce
+
+#endif

@@ -1,0 +1,109 @@
+#include "run-report.h"
+
+#include "result-writers.h"
+#include "util/atomic-file.h"
+
+namespace mlnet::roce {
+
+NetworkTotals networkTotals(const RoceFabric& fabric) {
+    NetworkTotals t;
+    const TopologySpec& spec = fabric.Spec();
+    t.drops = fabric.TotalDrops();
+    t.dataPacketHops = fabric.DataPacketHops();
+    t.deliveredBytes = fabric.DeliveredBytes();
+    for (const PfcEvent& e : fabric.Pfc()) {
+        t.pauseFrames += e.pause;
+    }
+    for (uint32_t h = 0; h < fabric.NumHosts(); ++h) {
+        const RoceNic& nic = fabric.Nic(h);
+        t.cnps += nic.CnpsSent();
+        t.nacks += nic.NacksSent();
+        t.timeouts += nic.Timeouts();
+        t.retransmittedBytes += nic.RetransmittedBytes();
+        for (uint32_t p = 0; p < nic.NumPorts(); ++p) {
+            t.pausedPs += nic.Device(p)->PausedPs();
+        }
+    }
+    std::map<std::string, QueueHistogram> histograms;
+    for (const auto& sw : fabric.Switches()) {
+        t.ecnMarks += sw->EcnMarks();
+        const bool npu = sw->Vertex() < spec.numHosts();
+        const std::string tier = npu ? "npu" : spec.tierName(sw->Vertex());
+        TierQueues& q = t.tiers[tier];
+        for (uint32_t p = 0; p < sw->NumPorts(); ++p) {
+            if (!npu) {
+                t.pausedPs += sw->PortDevice(p)->PausedPs();  // an NPU's ports are its NIC's, counted above
+            }
+            ++q.ports;
+            q.maxBytes = std::max(q.maxBytes, sw->MaxQueueBytes(p));
+            histograms[tier].Merge(sw->QueueTime(p));
+        }
+    }
+    for (auto& [tier, q] : t.tiers) {
+        q.p99Bytes = histograms[tier].QuantileBytes(0.99);
+    }
+    return t;
+}
+
+nlohmann::ordered_json toJson(const NetworkTotals& t) {
+    nlohmann::ordered_json j;
+    j["drops"] = t.drops;
+    j["pause_frames"] = t.pauseFrames;
+    j["paused_ns"] = psToNs(t.pausedPs);
+    j["ecn_marks"] = t.ecnMarks;
+    j["cnps"] = t.cnps;
+    j["nacks"] = t.nacks;
+    j["timeouts"] = t.timeouts;
+    j["retransmitted_bytes"] = t.retransmittedBytes;
+    j["delivered_bytes"] = t.deliveredBytes;
+    j["data_packet_hops"] = t.dataPacketHops;
+    nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
+    for (const auto& [tier, q] : t.tiers) {
+        tiers[tier] = {{"ports", q.ports}, {"max_queue_bytes", q.maxBytes}, {"p99_queue_bytes", q.p99Bytes}};
+    }
+    j["queues_per_tier"] = tiers;
+    return j;
+}
+
+nlohmann::ordered_json switchesJson(const RoceFabric& fabric) {
+    nlohmann::ordered_json switches = nlohmann::ordered_json::array();
+    for (const auto& sw : fabric.Switches()) {
+        nlohmann::ordered_json ports = nlohmann::ordered_json::array();
+        for (uint32_t p = 0; p < sw->NumPorts(); ++p) {
+            ports.push_back(
+                {{"tx_bytes", sw->PortDevice(p)->TxBytes()}, {"max_queue_bytes", sw->MaxQueueBytes(p)}});
+        }
+        switches.push_back({{"node", sw->NodeId()},
+                            {"drops", sw->Drops()},
+                            {"ecn_marks", sw->EcnMarks()},
+                            {"pauses_sent", sw->PausesSent()},
+                            {"peak_buffer_bytes", sw->Mmu().peakBytes()},
+                            {"ports", ports}});
+    }
+    return switches;
+}
+
+bool writePfcFile(const RoceFabric& fabric, const std::string& path, Diagnostics& diag) {
+    PfcWriter pfc;
+    for (const PfcEvent& e : fabric.Pfc()) {
+        pfc.add({psToNs(e.timePs), e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
+    }
+    return pfc.write(path, diag);
+}
+
+bool writeQueueSamples(const RoceFabric& fabric, const std::string& path, uint64_t startNs, uint64_t endNs,
+                       Diagnostics& diag) {
+    std::string text;
+    for (const auto& sw : fabric.Switches()) {
+        for (const auto& q : sw->QueueSamples()) {
+            const uint64_t ns = psToNs(q.timePs);
+            if (ns >= startNs && ns <= endNs) {
+                text += std::to_string(ns) + " " + std::to_string(sw->NodeId()) + " " +
+                        std::to_string(q.port) + " " + std::to_string(q.bytes) + "\n";
+            }
+        }
+    }
+    return writeFileAtomically(path, text, diag);
+}
+
+}  // namespace mlnet::roce
