@@ -24,6 +24,7 @@ PacketModelSettings defaults(const std::string& source) {
     PacketModelSettings s;
     s.source = source;
     s.fabric.nic.mtuPayloadBytes = 4096;
+    s.fabric.switches.cutThrough = true;
     s.fabric.ecnPer25Gbps = EcnRule{25'000'000'000ull, 100'000, 400'000, 0.2};
     return s;
 }
@@ -57,6 +58,7 @@ void readSwitch(JsonSection& s, FabricSettings& f) {
     f.ecnEnabled = s.boolean("ecn").value_or(f.ecnEnabled);
     f.headroomFactor = s.real("headroom-factor", 0.01, 100).value_or(f.headroomFactor);
     f.alphaShift = static_cast<uint32_t>(s.count("alpha-shift", f.alphaShift, 0, 16));
+    f.switches.cutThrough = s.boolean("cut-through").value_or(f.switches.cutThrough);
     if (auto ecn = readEcn(s, "ecn-per-25gbps")) {
         f.ecnPer25Gbps = ecn;
     }

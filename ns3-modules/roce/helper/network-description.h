@@ -3,6 +3,7 @@
 // - our JSON network description: "topology" (see astra-core/network/topology-description.h) plus the packet
 //   model's sections, every one optional, every value with its unit:
 //     "switch": {"buffer": "32MB", "reserve": "4KB", "pfc": true, "ecn": true, "headroom-factor": 1.5,
+//     "cut-through": true,
 //                "ecn-per-25gbps": {"kmin": "100KB", "kmax": "400KB", "pmax": 0.2},
 //                "tiers": {"spine": {"buffer": "64MB", "pfc": true, "ecn": true, "ecn-per-25gbps": {...}}}}
 //     "nic": {"payload": "4KB", "ack-interval": "1B", "ack-chunk": "0B", "ack-priority": 0, "rto": "1ms",
@@ -16,8 +17,8 @@
 //     "background": {"flow-size-cdf": "WebSearch.txt", "load": 0.3, "hosts": [0, 1, ...], "traffic-class": 4}
 // - ASTRA-sim's ns-3 backend configuration: config.txt (HPCC keys, TOPOLOGY_FILE) or its config.json;
 // - an ASTRA-sim analytical network YAML (or its JSON keys): a multi-dimensional network at packet level.
-// Forms without packet-model sections use the defaults below (RoCEv2 4 KB payloads, 32 MB buffers, PFC, ECN
-// 100/400 KB per 25 Gb/s, DCQCN with the paper's parameters).
+// Forms without packet-model sections use the defaults below (RoCEv2 4 KB payloads, cut-through switches, 32
+// MB buffers, PFC, ECN 100/400 KB per 25 Gb/s, DCQCN with the paper's parameters).
 #ifndef MLNET_ROCE_NETWORK_DESCRIPTION_H
 #define MLNET_ROCE_NETWORK_DESCRIPTION_H
 

@@ -22,7 +22,8 @@ ns3::TypeId RoceChannel::GetTypeId() {
             .AddAttribute("ErrorRate", "Probability that a frame is lost on the cable (default 0).",
                           ns3::DoubleValue(0.0), ns3::MakeDoubleAccessor(&RoceChannel::m_errorRate),
                           ns3::MakeDoubleChecker<double>(0.0, 1.0))
-            .AddTraceSource("Drop", "A frame was lost on the cable (random loss or link down).",
+            .AddTraceSource("Drop",
+                            "A frame was lost on the cable: the frame and why (random loss or link down).",
                             ns3::MakeTraceSourceAccessor(&RoceChannel::m_dropTrace),
                             "mlnet::roce::RoceChannel::DropCallback");
     return tid;
@@ -47,18 +48,19 @@ void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTim
     RoceNetDevice* to = m_ends[m_ends[0] == from ? 1 : 0];
     if (!m_up || (m_errorRate > 0 && m_random->GetValue() < m_errorRate)) {
         ++m_lost;
-        m_dropTrace(packet);
+        m_dropTrace(packet, m_up ? DropReason::RandomLoss : DropReason::LinkDown);
         from->ReleaseLost(packet);
         return;
     }
-    ns3::Simulator::Schedule(ns3::PicoSeconds(txTimePs + m_delayPs), &RoceChannel::Deliver, this, to, packet,
-                             m_epoch);
+    // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
+    ns3::Simulator::Schedule(ns3::PicoSeconds(to->ArrivalPs(*packet, txTimePs) + m_delayPs),
+                             &RoceChannel::Deliver, this, to, packet, m_epoch);
 }
 
 void RoceChannel::Deliver(RoceNetDevice* to, RocePacket* packet, uint64_t epoch) {
     if (!m_up || epoch != m_epoch) {
         ++m_lost;
-        m_dropTrace(packet);
+        m_dropTrace(packet, DropReason::LinkDown);
         to->ReleaseLost(packet);
         return;
     }

@@ -32,6 +32,9 @@ public:
     bool IsUp() const { return m_up; }
     uint64_t Lost() const { return m_lost; }
 
+    // Trace signature.
+    typedef void (*DropCallback)(const RocePacket* packet, DropReason reason);
+
     std::size_t GetNDevices() const override;
     ns3::Ptr<ns3::NetDevice> GetDevice(std::size_t i) const override;
 
@@ -46,7 +49,7 @@ private:
     bool m_up = true;
     uint64_t m_epoch = 0;  // frames sent before the last failure are lost even if the link came back
     uint64_t m_lost = 0;
-    ns3::TracedCallback<const RocePacket*> m_dropTrace;
+    ns3::TracedCallback<const RocePacket*, DropReason> m_dropTrace;
 };
 
 }  // namespace mlnet::roce

@@ -44,6 +44,11 @@ void RoceNetDevice::Setup(RocePortOwner* owner, uint32_t port, PacketPool* pool)
     m_pool = pool;
 }
 
+void RoceNetDevice::SetCutThrough(bool on) {
+    // The header and the preamble before it, at this port's rate.
+    m_cutThroughPs = on ? bitsTimePs(uint64_t{kCutThroughHeaderBytes + 8} * 8, m_rateBps) : 0;
+}
+
 void RoceNetDevice::Attach(ns3::Ptr<RoceChannel> channel) {
     m_channel = channel;
     channel->Attach(this);

@@ -33,6 +33,21 @@ public:
     uint64_t RateBps() const { return m_rateBps; }
     uint32_t Port() const { return m_port; }
 
+    // Cut-through reception: frames are handed to the owner when their first kCutThroughHeaderBytes are in,
+    // not their last bit (a switch port whose egress ports are no faster than it). Off by default.
+    void SetCutThrough(bool on);
+    // When a frame becomes available to the owner after its first bit arrives: at its last bit (the whole
+    // frame) for store-and-forward ports and for frames the owner consumes itself (an NPU's own), else once
+    // the header is in.
+    TimePs ArrivalPs(const RocePacket& packet, TimePs frameTimePs) const {
+        return m_cutThroughPs && m_cutThroughPs < frameTimePs && packet.dstHost != m_localHost
+                   ? m_cutThroughPs
+                   : frameTimePs;
+    }
+    // Frames for this host are consumed by the owner, so they arrive whole even on cut-through ports.
+    void SetLocalHost(uint32_t host) { m_localHost = host; }
+    static constexpr uint32_t kCutThroughHeaderBytes = 64;
+
     // Try to start a transmission now (the owner has something new to send).
     void Kick();
     // Sends a PFC frame for the priorities in `classes` with `quanta` (0 resumes), ahead of any data.
@@ -102,6 +117,7 @@ public:
 
     // Trace signatures.
     typedef void (*PauseCallback)(uint32_t port, uint8_t priority, bool pause, uint64_t quanta);
+    typedef void (*TxCallback)(const RocePacket* packet);
 
 protected:
     void DoDispose() override;
@@ -122,6 +138,8 @@ private:
     uint32_t m_ifIndex = 0;
     ns3::Mac48Address m_address;
     bool m_linkUp = true;
+    TimePs m_cutThroughPs = 0;
+    uint32_t m_localHost = UINT32_MAX;
     bool m_busy = false;
     bool m_dequeuing = false;
     PacketQueue m_control;

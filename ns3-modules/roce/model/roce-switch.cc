@@ -40,6 +40,14 @@ void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig
     }
     m_mmu = std::make_unique<SwitchMmu>(std::move(mmu));
     m_settings = settings;
+    uint64_t fastest = 0;
+    for (const auto& p : ports) {
+        fastest = std::max(fastest, p->RateBps());
+    }
+    for (const auto& p : ports) {
+        p->SetCutThrough(settings.cutThrough && p->RateBps() >= fastest);
+        p->SetLocalHost(m_localHost);
+    }
     m_pool = pool;
     m_nodeId = nodeId;
 }

@@ -29,6 +29,9 @@ struct SwitchSettings {
     TimePs queueSampleStartPs = 0;     // samples are kept only inside [start, end]
     TimePs queueSampleEndPs = UINT64_MAX;
     bool queueHistograms = false;  // time-weighted egress queue histogram per port (run summaries)
+    // Forward a frame once its header is in, on ingress ports whose egress ports are no faster (where real
+    // switches cut through); otherwise, and by default (the HPCC lineage), store and forward.
+    bool cutThrough = false;
 };
 
 // Time a queue spent at each length, in log-linear buckets (four per power of two), for percentiles that do
@@ -68,6 +71,9 @@ public:
     void AttachLocalNic(RocePortOwner* nic, uint32_t localHost) {
         m_localNic = nic;
         m_localHost = localHost;
+        for (Port& p : m_ports) {
+            p.device->SetLocalHost(localHost);
+        }
     }
 
     RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) override;

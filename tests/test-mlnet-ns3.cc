@@ -1,0 +1,277 @@
+// mlnet-ns3 end to end: every reference trace set on a fat-tree under every congestion control (exit 0, bytes
+// conserved, no drop with PFC), uncongested ring all-reduces against the analytical model and the bandwidth
+// bound, ASTRA-sim's ns-3 inputs against the equivalent JSON description, and the runs that cannot finish (an
+// unmatched receive, a PFC deadlock) stopping with a report.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "trace-test-util.h"
+#include "workload/trace-writer.h"
+
+namespace mlnet {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const std::string kShared = MLNET_SHARED_DIR;
+const std::string kExamples = kShared + "/chakra-examples";
+const std::string kSystem = kExamples + "/reference_configs/master_examples/Ring_4chunks.json";
+
+struct ToolRun {
+    int status;
+    std::string out, err;
+    nlohmann::json summary;
+};
+
+class MlnetNs3 : public ::testing::Test {
+protected:
+    std::string write(const std::string& name, const std::string& text) {
+        const std::string path = m_dir + "/" + name;
+        writeFileBytes(path, text);
+        return path;
+    }
+    ToolRun run(const std::string& binary, const std::string& args, const std::string& outputDir = "") {
+        const std::string cmd = std::string(MLNET_BIN_DIR) + "/" + binary + " " + args + " > " + m_dir +
+                                "/out.txt 2> " + m_dir + "/err.txt";
+        const int raw = std::system(cmd.c_str());
+        ToolRun r{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1,
+                  readFileBytes(m_dir + "/out.txt"),
+                  readFileBytes(m_dir + "/err.txt"),
+                  {}};
+        if (!outputDir.empty() && fs::exists(outputDir + "/summary.json")) {
+            r.summary = nlohmann::json::parse(readFileBytes(outputDir + "/summary.json"));
+        }
+        return r;
+    }
+    ToolRun ns3(const std::string& workload, const std::string& network, const std::string& extra = "",
+                const std::string& system = kSystem) {
+        const std::string dir = m_dir + "/out-" + std::to_string(m_runs++);
+        return run("mlnet-ns3",
+                   "--workload-configuration=" + workload + " --system-configuration=" + system +
+                       " --network-configuration=" + network + " --output-dir=" + dir + " --quiet " + extra,
+                   dir);
+    }
+    std::string m_dir = makeTempDir("mlnet-ns3");
+    int m_runs = 0;
+};
+
+#define SKIP_WITHOUT_EXAMPLES()                                        \
+    if (!fs::exists(kExamples)) {                                      \
+        GTEST_SKIP() << "reference traces not found at " << kExamples; \
+    }
+
+TEST_F(MlnetNs3, EveryReferenceTraceRunsOnAFatTreeUnderEveryCongestionControl) {
+    SKIP_WITHOUT_EXAMPLES();
+    const std::string network = write(
+        "ft.json", R"({"topology": {"builder": "fat-tree", "k": 4, "rate": "100Gbps", "delay": "1us"}})");
+    std::vector<std::string> prefixes;
+    for (const auto& entry : fs::recursive_directory_iterator(kExamples)) {
+        const std::string p = entry.path().string();
+        if (p.size() > 5 && p.compare(p.size() - 5, 5, ".0.et") == 0) {
+            prefixes.push_back(p.substr(0, p.size() - 5));
+        }
+    }
+    ASSERT_GE(prefixes.size(), 14u);
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+        for (const std::string& prefix : prefixes) {
+            SCOPED_TRACE(std::string(cc) + " " + prefix);
+            const ToolRun r = ns3(prefix, network, std::string("--cc=") + cc);
+            ASSERT_EQ(r.status, 0) << r.err;
+            const nlohmann::json& n = r.summary["network"];
+            EXPECT_EQ(n["drops"], 0);  // PFC on: lossless
+            EXPECT_EQ(n["messages"], n["messages_delivered"]);
+            EXPECT_EQ(n["message_bytes"], n["delivered_bytes"]);  // every byte sent arrived, once
+            for (const auto& rank : r.summary["ranks"]) {
+                EXPECT_TRUE(rank["finished"].get<bool>());
+            }
+            EXPECT_THAT(r.out, HasSubstr("sys[0] finished"));
+        }
+    }
+}
+
+// A ring all-reduce that never shares a link: the packet model and the congestion-aware analytical model
+// agree within 5% once the analytical bandwidth is the packet model's payload goodput, exceed it with the
+// same nominal bandwidth, and never beat the bandwidth bound of the frames on the wire.
+TEST_F(MlnetNs3, UncongestedRingAllReduceMatchesTheAnalyticalModel) {
+    const std::string system =
+        write("system.json",
+              R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+        "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+        "all-gather-implementation": ["ring"], "all-to-all-implementation": ["ring"],
+        "collective-optimization": "localBWAware", "local-mem-bw": 1600})");
+    const double payload = 4096, wire = 4096 + 82;  // RoCEv2 frame + preamble and gap per 4 KB payload
+    const uint64_t rateBps = 100'000'000'000ull;
+    const uint64_t goodputBps = static_cast<uint64_t>(std::llround(rateBps * payload / wire));
+    auto ring = [&](uint64_t bps) {
+        return R"({"topology": {"builder": "multi-dimensional", "topology": ["Ring"], "npus_count": [8],
+                   "bandwidth": [)" +
+               std::to_string(static_cast<double>(bps) / 8.0 / 1073741824.0) + R"(], "latency": [500]}})";
+    };
+    auto star = [&](uint64_t bps) {
+        return R"({"topology": {"nodes": 9, "switches": [8], "links": [)" + [&] {
+            std::string links;
+            for (int h = 0; h < 8; ++h) {
+                links += std::string(h ? ", " : "") + "{\"a\": " + std::to_string(h) +
+                         ", \"b\": 8, \"rate\": \"" + std::to_string(bps) + "bps\", \"delay\": \"500ns\"}";
+            }
+            return links;
+        }() + "]}}";
+    };
+    const std::string bin = MLNET_BIN_DIR;
+    for (uint64_t size : {1ull << 20, 16ull << 20, 256ull << 20}) {
+        const std::string prefix = m_dir + "/ar-" + std::to_string(size);
+        ASSERT_EQ(std::system((bin + "/mlnet-tracegen --pattern all-reduce --npus 8 --size " +
+                               std::to_string(size) + " --output " + prefix + " > /dev/null")
+                                  .c_str()),
+                  0);
+        for (int topology = 0; topology < 2; ++topology) {
+            SCOPED_TRACE((topology ? "switch, " : "ring, ") + std::to_string(size) + " B");
+            auto description = [&](uint64_t bps) { return topology ? star(bps) : ring(bps); };
+            const ToolRun packet = ns3(prefix, write("packet.json", description(rateBps)), "", system);
+            ASSERT_EQ(packet.status, 0) << packet.err;
+            const double packetNs = packet.summary["iteration_time_ns"].get<double>();
+            auto analytical = [&](uint64_t bps) {
+                const std::string report = m_dir + "/report.json";
+                const ToolRun a =
+                    run("mlnet-analytical",
+                        "--workload-configuration=" + prefix + " --system-configuration=" + system +
+                            " --network-configuration=" + write("analytical.json", description(bps)) +
+                            " --network-model=aware --report=" + report);
+                EXPECT_EQ(a.status, 0) << a.err;
+                return nlohmann::json::parse(readFileBytes(report))["end_ns"].get<double>();
+            };
+            const double atGoodput = analytical(goodputBps), atNominal = analytical(rateBps);
+            EXPECT_NEAR(packetNs / atGoodput, 1.0, 0.05) << packetNs << " vs " << atGoodput;
+            EXPECT_GT(packetNs, atNominal);
+            // Each rank sends 2 (n - 1) / n of the buffer; every payload byte costs wire / payload on the
+            // wire.
+            const double boundNs = 2.0 * 7 / 8 * static_cast<double>(size) * wire / payload * 8e9 / rateBps;
+            EXPECT_GE(packetNs, boundNs);
+        }
+    }
+}
+
+TEST_F(MlnetNs3, AstraNs3InputsGiveTheSameResultAsTheJsonDescription) {
+    SKIP_WITHOUT_EXAMPLES();
+    std::string topo = "9 1 8\n8\n";
+    for (int h = 0; h < 8; ++h) {
+        topo += "8 " + std::to_string(h) + " 400Gbps 0.0005ms 0\n";
+    }
+    write("topo.txt", topo);
+    const std::string keys =
+        "ENABLE_QCN 1\nPACKET_PAYLOAD_SIZE 1000\nCC_MODE 1\nALPHA_RESUME_INTERVAL 1\nRATE_DECREASE_INTERVAL "
+        "4\n"
+        "CLAMP_TARGET_RATE 0\nRP_TIMER 900\nEWMA_GAIN 0.00390625\nFAST_RECOVERY_TIMES 1\nRATE_AI 50Mb/s\n"
+        "RATE_HAI 100Mb/s\nMIN_RATE 100Mb/s\nL2_CHUNK_SIZE 4000\nL2_ACK_INTERVAL 1\nHAS_WIN 1\nGLOBAL_T "
+        "0\nVAR_WIN 1\n"
+        "ACK_HIGH_PRIO 0\nKMAX_MAP 1 400000000000 3200\nKMIN_MAP 1 400000000000 800\nPMAX_MAP 1 400000000000 "
+        "0.2\n"
+        "BUFFER_SIZE 32\nNIC_TOTAL_PAUSE_TIME 0\nSIMULATOR_STOP_TIME 40000000000000.00\n";
+    const std::string configTxt = write("config.txt", "TOPOLOGY_FILE " + m_dir + "/topo.txt\n" + keys);
+    const std::string configJson =
+        write("config.json", R"({"files": {"topology_file": ")" + m_dir + R"(/topo.txt"},
+        "switch": {"enable_qcn": true, "buffer_size": 32},
+        "packet": {"payload_size": 1000, "l2_chunk_size": 4000, "l2_ack_interval": 1},
+        "congestion_control": {"cc_mode": 1, "alpha_resume_interval": 1, "rate_decrease_interval": 4,
+          "clamp_target_rate": false, "rp_timer": 900, "ewma_gain": 0.00390625, "fast_recovery_times": 1,
+          "rate_ai": "50Mb/s", "rate_hai": "100Mb/s", "min_rate": "100Mb/s", "has_win": 1, "global_t": 0,
+          "var_win": true, "ack_high_prio": 0, "nic_total_pause_time": 0},
+        "simulator": {"stop_time": 40000000000000.00},
+        "ecn": {"kmax_map": {"400000000000": 3200}, "kmin_map": {"400000000000": 800}, "pmax_map": {"400000000000": 0.2}}})");
+    const std::string ours = write("ours.json", R"({"topology": {"file": "topo.txt"},
+        "switch": {"buffer": "32MiB", "cut-through": false,
+                   "ecn-per-25gbps": {"kmin": "50KB", "kmax": "200KB", "pmax": 0.2}},
+        "nic": {"payload": "1000B", "ack-chunk": "4000B", "ack-priority": 3, "global-base-rtt": false},
+        "congestion-control": {"algorithm": "dcqcn", "parameters": {"ALPHA_RESUME_INTERVAL": 1,
+          "RATE_DECREASE_INTERVAL": 4, "CLAMP_TARGET_RATE": 0, "RP_TIMER": 900, "EWMA_GAIN": 0.00390625,
+          "FAST_RECOVERY_TIMES": 1, "RATE_AI": "50Mb/s", "RATE_HAI": "100Mb/s", "MIN_RATE": "100Mb/s",
+          "HAS_WIN": 1, "GLOBAL_T": 0, "VAR_WIN": 1}}})");
+    const std::string logical = write("logical.json", R"({"logical-dims": ["8"]})");
+    const std::string workload = kExamples +
+                                 "/astra-sim_master/examples/workload/microbenchmarks/all_to_all/8npus_1MB/"
+                                 "all_to_all";
+    const std::string astra =
+        "--logical-topology-configuration=" + logical + " --comm-group-configuration=empty";
+    const ToolRun txt = ns3(workload, configTxt, astra);
+    const ToolRun json = ns3(workload, configJson, astra);
+    const ToolRun described = ns3(workload, ours);
+    ASSERT_EQ(txt.status, 0) << txt.err;
+    ASSERT_EQ(json.status, 0) << json.err;
+    ASSERT_EQ(described.status, 0) << described.err;
+    EXPECT_EQ(txt.summary["inputs"]["network_form"], "astra-ns3-config");
+    EXPECT_EQ(txt.summary["iteration_time_ns"], json.summary["iteration_time_ns"]);
+    EXPECT_EQ(txt.summary["iteration_time_ns"], described.summary["iteration_time_ns"]);
+    EXPECT_THAT(described.out,
+                HasSubstr(txt.out.substr(0, txt.out.find("iteration time"))));  // the sys[i] lines
+    for (std::size_t r = 0; r < 8; ++r) {
+        EXPECT_EQ(txt.summary["ranks"][r]["finish_ns"], described.summary["ranks"][r]["finish_ns"]) << r;
+    }
+    EXPECT_EQ(txt.summary["network"]["ecn_marks"], described.summary["network"]["ecn_marks"]);
+}
+
+// Each rank receives before it sends: the trace is consistent (every receive has its send), but no send can
+// ever start. Nothing is in flight and nothing is scheduled, so the run stops at once with what every rank
+// waits for.
+TEST_F(MlnetNs3, ACircularWaitStopsWithAReport) {
+    TraceSetBuilder traces(2);
+    for (Rank r = 0; r < 2; ++r) {
+        const uint64_t recv = traces.rank(r).addRecv("recv", 1 - r, 4096, 8);
+        traces.rank(r).addSend("send", 1 - r, 4096, 8, {recv});
+    }
+    traces.write(m_dir + "/circular");
+    const ToolRun r =
+        ns3(m_dir + "/circular",
+            write("star.json", R"({"topology": {"builder": "clos", "leaves": 1, "hosts-per-leaf": 2,
+                                               "spines": 1}})"));
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("nothing is in flight and no event is pending"));
+    EXPECT_THAT(r.err, HasSubstr("waiting for 4096 B from rank 1 with tag 8"));
+    EXPECT_FALSE(r.summary["completed"].get<bool>());
+    EXPECT_THAT(r.summary["stall_report"].get<std::string>(), HasSubstr("rank 0"));
+}
+
+// Six NPUs on a switchless ring each send three hops clockwise: every NPU forwards two neighbours' traffic,
+// which arrives faster than its port (shared with its own traffic) drains it, so with small buffers and no
+// congestion control each NPU pauses the one before it, round the ring, and the pauses never clear.
+TEST_F(MlnetNs3, APfcDeadlockStopsWithThePauseCycle) {
+    TraceSetBuilder traces(6);
+    for (Rank r = 0; r < 6; ++r) {
+        traces.rank(r).addSend("send", (r + 3) % 6, 64 << 20, 1);
+        traces.rank(r).addRecv("recv", (r + 3) % 6, 64 << 20, 1);
+    }
+    traces.write(m_dir + "/cycle");
+    std::string links;
+    for (int h = 0; h < 6; ++h) {
+        links += std::string(h ? ", " : "") + "{\"a\": " + std::to_string(h) +
+                 ", \"b\": " + std::to_string((h + 1) % 6) + ", \"rate\": \"100Gbps\", \"delay\": \"1us\"}";
+    }
+    const ToolRun r =
+        ns3(m_dir + "/cycle", write("ring.json", R"({"topology": {"nodes": 6, "links": [)" + links +
+                                                     R"(]}, "switch": {"buffer": "400KB"},
+        "congestion-control": {"algorithm": "none"}, "run": {"hang-check": "2ms"}})"));
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("no progress for 2 ms"));
+    EXPECT_THAT(r.err, HasSubstr("PFC pause cycle (deadlock)"));
+    EXPECT_THAT(r.err, HasSubstr("rank 0"));
+}
+
+TEST_F(MlnetNs3, MoreRanksThanHostsIsAnError) {
+    SKIP_WITHOUT_EXAMPLES();
+    const ToolRun r = ns3(
+        kExamples + "/astra-sim_master/examples/workload/microbenchmarks/all_reduce/16npus_1MB/all_reduce",
+        write("small.json", R"({"topology": {"builder": "fat-tree", "k": 2}})"));
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, HasSubstr("the network has 2 hosts but the trace"));
+    EXPECT_THAT(r.err, HasSubstr("has 16 ranks"));
+}
+
+}  // namespace
+}  // namespace mlnet
