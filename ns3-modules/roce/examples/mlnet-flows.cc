@@ -7,6 +7,8 @@
 #include <ctime>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "ns3/command-line.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -19,6 +21,7 @@
 #include "network/topology-description.h"
 #include "result-writers.h"
 #include "roce-fabric.h"
+#include "run-report.h"
 #include "util/process-usage.h"
 
 using namespace mlnet;
@@ -34,8 +37,8 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 
 int main(int argc, char** argv) {
     SimulatorSession session;
-    std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, cc, ccPreset = "config",
-                                                                                          pcap, report;
+    std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, qlenOverride, cc,
+        ccPreset = "config", pcap, report;
     std::string rateTrace;
     bool pfc = true;
     uint32_t seed = 1;
@@ -52,6 +55,7 @@ int main(int argc, char** argv) {
     cmd.AddValue("flows", "flow file (overrides FLOW_FILE)", flowOverride);
     cmd.AddValue("fct", "FCT output (overrides FCT_OUTPUT_FILE)", fctOverride);
     cmd.AddValue("pfc-output", "PFC output (overrides PFC_OUTPUT_FILE)", pfcOverride);
+    cmd.AddValue("qlen-output", "queue samples (overrides QLEN_MON_FILE)", qlenOverride);
     cmd.AddValue("cc", "congestion control overriding CC_MODE: none, dcqcn, hpcc, timely or dctcp", cc);
     cmd.AddValue(
         "cc-preset",
@@ -88,6 +92,9 @@ int main(int argc, char** argv) {
     }
     if (!pfcOverride.empty()) {
         config.pfcOutputFile = pfcOverride;
+    }
+    if (!qlenOverride.empty()) {
+        config.qlenMonFile = qlenOverride;
     }
     requireFlowInputs(config, diag);
     const CcSelection selection = selectCongestionControl(config, cc, ccPreset, diag);
@@ -153,79 +160,39 @@ int main(int argc, char** argv) {
         fct.add({r.srcNode, r.dstNode, r.sport, r.dport, r.sizeBytes, psToNs(r.startPs),
                  psToNs(r.finishPs - r.startPs), psToNs(r.idealPs)});
     }
-    PfcWriter pfcOut;
-    for (const PfcEvent& e : network.Pfc()) {
-        pfcOut.add({psToNs(e.timePs), e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
-    }
     fct.write(config.fctOutputFile, diag);
     if (!rateTrace.empty()) {
         writeFileAtomically(rateTrace, rateLines, diag);
     }
-    pfcOut.write(config.pfcOutputFile, diag);
-
+    writePfcFile(network, config.pfcOutputFile, diag);
     if (!config.qlenMonFile.empty()) {
-        std::string text;
-        for (const auto& sw : network.Switches()) {
-            for (const auto& q : sw->QueueSamples()) {
-                const uint64_t ns = psToNs(q.timePs);
-                if (ns >= config.qlenMonStartNs && ns <= config.qlenMonEndNs) {
-                    text += std::to_string(ns) + " " + std::to_string(sw->NodeId()) + " " +
-                            std::to_string(q.port) + " " + std::to_string(q.bytes) + "\n";
-                }
-            }
-        }
-        writeFileAtomically(config.qlenMonFile, text, diag);
+        writeQueueSamples(network, config.qlenMonFile, config.qlenMonStartNs, config.qlenMonEndNs, diag);
     }
 
-    uint64_t pauses = 0;
-    for (const PfcEvent& e : network.Pfc()) {
-        pauses += e.pause;
-    }
-    const uint64_t hops = network.DataPacketHops();
+    const NetworkTotals totals = networkTotals(network);
     std::printf("congestion control: %s (%s)\n", selection.name.c_str(), ccPreset.c_str());
     std::printf("flows: %llu of %zu finished; drops %llu; PFC pause frames received %llu\n",
                 static_cast<unsigned long long>(runner.FlowsFinished()), flows.size(),
-                static_cast<unsigned long long>(network.TotalDrops()),
-                static_cast<unsigned long long>(pauses));
+                static_cast<unsigned long long>(totals.drops),
+                static_cast<unsigned long long>(totals.pauseFrames));
     std::printf(
         "cost: %.2f CPU-s, peak %.0f MB, %llu events, %llu data packet-hops, %.2f M packet-hops per CPU-s\n",
-        cpu, peakResidentMb(), static_cast<unsigned long long>(events), static_cast<unsigned long long>(hops),
-        hops / 1e6 / std::max(cpu, 1e-9));
+        cpu, peakResidentMb(), static_cast<unsigned long long>(events),
+        static_cast<unsigned long long>(totals.dataPacketHops),
+        static_cast<double>(totals.dataPacketHops) / 1e6 / std::max(cpu, 1e-9));
     if (!report.empty()) {
-        // Per switch: drops, ECN marks, pauses sent, peak buffer; per port: bytes sent and the largest queue.
-        std::string switches;
-        for (const auto& sw : network.Switches()) {
-            std::string ports;
-            for (uint32_t p = 0; p < sw->NumPorts(); ++p) {
-                ports += (p ? ", " : "") + std::string("{\"tx_bytes\": ") +
-                         std::to_string(sw->PortDevice(p)->TxBytes()) +
-                         ", \"max_queue_bytes\": " + std::to_string(sw->MaxQueueBytes(p)) + "}";
-            }
-            switches += (switches.empty() ? "" : ", ") + std::string("{\"node\": ") +
-                        std::to_string(sw->NodeId()) + ", \"drops\": " + std::to_string(sw->Drops()) +
-                        ", \"ecn_marks\": " + std::to_string(sw->EcnMarks()) +
-                        ", \"pauses_sent\": " + std::to_string(sw->PausesSent()) +
-                        ", \"peak_buffer_bytes\": " + std::to_string(sw->Mmu().peakBytes()) +
-                        ", \"ports\": [" + ports + "]}";
+        nlohmann::ordered_json j;
+        j["flows"] = flows.size();
+        j["finished"] = runner.FlowsFinished();
+        const nlohmann::ordered_json totalsJson = toJson(totals);
+        for (auto& [key, value] : totalsJson.items()) {
+            j[key] = value;
         }
-        uint64_t cnps = 0, timeouts = 0, nacks = 0, retransmitted = 0;
-        for (uint32_t h = 0; h < network.NumHosts(); ++h) {
-            cnps += network.Nic(h).CnpsSent();
-            timeouts += network.Nic(h).Timeouts();
-            nacks += network.Nic(h).NacksSent();
-            retransmitted += network.Nic(h).RetransmittedBytes();
-        }
-        std::string json =
-            "{\"flows\": " + std::to_string(flows.size()) +
-            ", \"finished\": " + std::to_string(runner.FlowsFinished()) +
-            ", \"drops\": " + std::to_string(network.TotalDrops()) +
-            ", \"pause_frames\": " + std::to_string(pauses) + ", \"cnps\": " + std::to_string(cnps) +
-            ", \"nacks\": " + std::to_string(nacks) + ", \"timeouts\": " + std::to_string(timeouts) +
-            ", \"retransmitted_bytes\": " + std::to_string(retransmitted) +
-            ", \"cpu_seconds\": " + std::to_string(cpu) +
-            ", \"peak_mb\": " + std::to_string(peakResidentMb()) + ", \"events\": " + std::to_string(events) +
-            ", \"data_packet_hops\": " + std::to_string(hops) + ", \"switches\": [" + switches + "]}";
-        writeJsonAtomically(report, json, diag);
+        j["cpu_seconds"] = cpu;
+        j["peak_mb"] = peakResidentMb();
+        j["events"] = events;
+        j["switches"] = switchesJson(network);
+        writeJsonAtomically(report, j.dump(1), diag);
     }
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Error);

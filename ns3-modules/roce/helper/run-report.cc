@@ -1,5 +1,7 @@
 #include "run-report.h"
 
+#include <algorithm>
+
 #include "result-writers.h"
 #include "util/atomic-file.h"
 
@@ -40,7 +42,8 @@ NetworkTotals networkTotals(const RoceFabric& fabric) {
         }
     }
     for (auto& [tier, q] : t.tiers) {
-        q.p99Bytes = histograms[tier].QuantileBytes(0.99);
+        // A bucket's upper bound can exceed the largest queue seen; the percentile cannot.
+        q.p99Bytes = std::min(histograms[tier].QuantileBytes(0.99), q.maxBytes);
     }
     return t;
 }
