@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "trace-test-util.h"
 #include "workload/trace-writer.h"
@@ -261,6 +262,92 @@ TEST_F(MlnetNs3, APfcDeadlockStopsWithThePauseCycle) {
     EXPECT_THAT(r.err, HasSubstr("no progress for 2 ms"));
     EXPECT_THAT(r.err, HasSubstr("PFC pause cycle (deadlock)"));
     EXPECT_THAT(r.err, HasSubstr("rank 0"));
+}
+
+// Per-peer connections carry every message of a (source, destination) pair on one queue pair; the results
+// differ only by what the shared congestion state and ordering change, and every byte still arrives once. The
+// timeline has a track per rank with the collective and the messages; the message records are recycled.
+TEST_F(MlnetNs3, PerPeerConnectionsTimelineAndRecycledRecords) {
+    const std::string prefix = m_dir + "/ar";
+    ASSERT_EQ(
+        std::system((std::string(MLNET_BIN_DIR) + "/mlnet-tracegen --pattern all-reduce --npus 16 --size " +
+                     std::to_string(8 << 20) + " --output " + prefix + " > /dev/null")
+                        .c_str()),
+        0);
+    const std::string fatTree = R"({"topology": {"builder": "fat-tree", "k": 4}, "nic": {"connections": ")";
+    const ToolRun perMessage = ns3(prefix, write("m.json", fatTree + R"(per-message"}})"));
+    const ToolRun perPeer = ns3(prefix, write("p.json", fatTree + R"(per-peer"}})"));
+    ASSERT_EQ(perMessage.status, 0) << perMessage.err;
+    ASSERT_EQ(perPeer.status, 0) << perPeer.err;
+    for (const ToolRun* r : {&perMessage, &perPeer}) {
+        const nlohmann::json& n = r->summary["network"];
+        EXPECT_EQ(n["message_bytes"], n["delivered_bytes"]);
+        EXPECT_EQ(n["messages"].get<uint64_t>(), 16u * 30 * 4);  // ranks x 2 (n - 1) steps x chunks
+        // Each rank has at most a step's send and receive of its active chunk in flight.
+        EXPECT_LE(n["peak_message_records"].get<uint64_t>(), 2u * 16);
+    }
+    const double ratio = perPeer.summary["iteration_time_ns"].get<double>() /
+                         perMessage.summary["iteration_time_ns"].get<double>();
+    EXPECT_NEAR(ratio, 1.0, 0.05);  // uncongested: the same time within what ordering changes
+
+    const nlohmann::json timeline =
+        nlohmann::json::parse(readFileBytes(m_dir + "/out-" + std::to_string(m_runs - 2) + "/timeline.json"));
+    std::map<int, int> collectivesPerRank, messagesPerRank;
+    for (const auto& e : timeline["traceEvents"]) {
+        if (e["ph"] != "X") {
+            continue;
+        }
+        EXPECT_GE(e["dur"].get<double>(), 0.0);
+        (e["cat"] == "communication" ? collectivesPerRank : messagesPerRank)[e["pid"].get<int>()]++;
+    }
+    EXPECT_EQ(collectivesPerRank.size(), 16u);
+    EXPECT_EQ(messagesPerRank.size(), 16u);
+    EXPECT_EQ(messagesPerRank[3], 30 * 4);
+}
+
+TEST_F(MlnetNs3, AFiveGibibyteMessageArrivesWhole) {
+    TraceSetBuilder traces(2);
+    const uint64_t size = 5ull << 30;
+    traces.rank(0).addSend("send", 1, size, 3);
+    traces.rank(1).addRecv("recv", 0, size, 3);
+    traces.write(m_dir + "/big");
+    const ToolRun r = ns3(m_dir + "/big", write("pair.json", R"({"topology": {"builder": "clos", "leaves": 1,
+        "hosts-per-leaf": 2, "spines": 1, "rate": "400Gbps"}, "outputs": {"timeline": false}})"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.summary["network"]["delivered_bytes"].get<uint64_t>(), size);
+    // 5 GiB at 400 Gb/s with 4 KB payloads (4178 B on the wire each) is at least 109.6 ms.
+    EXPECT_GE(r.summary["iteration_time_ns"].get<double>(),
+              static_cast<double>(size) * 4178 / 4096 * 8 / 400);
+    EXPECT_LE(r.summary["iteration_time_ns"].get<double>(),
+              static_cast<double>(size) * 4178 / 4096 * 8 / 400 * 1.01);
+}
+
+TEST_F(MlnetNs3, BackgroundTrafficSharesTheFabricInItsOwnClass) {
+    const std::string cdf = kShared + "/workloads/flow-size-cdf/WebSearch_distribution.txt";
+    if (!fs::exists(cdf)) {
+        GTEST_SKIP() << cdf << " not found";
+    }
+    const std::string prefix = m_dir + "/ar";
+    ASSERT_EQ(
+        std::system((std::string(MLNET_BIN_DIR) + "/mlnet-tracegen --pattern all-reduce --npus 16 --size " +
+                     std::to_string(32 << 20) + " --output " + prefix + " > /dev/null")
+                        .c_str()),
+        0);
+    const std::string base = R"({"topology": {"builder": "fat-tree", "k": 4})";
+    const ToolRun quiet = ns3(prefix, write("quiet.json", base + "}"));
+    const ToolRun busy = ns3(prefix, write("busy.json", base + R"(, "background": {"flow-size-cdf": ")" +
+                                                            cdf + R"(", "load": 0.5, "traffic-class": 4}})"));
+    ASSERT_EQ(quiet.status, 0) << quiet.err;
+    ASSERT_EQ(busy.status, 0) << busy.err;
+    const nlohmann::json& b = busy.summary["background"];
+    EXPECT_GT(b["flows_started"].get<uint64_t>(), 10u);
+    EXPECT_GT(b["flows_finished"].get<uint64_t>(), 0u);
+    EXPECT_GE(b["fct_slowdown"]["p50"].get<double>(), 1.0);
+    EXPECT_GE(b["fct_slowdown"]["p99"].get<double>(), b["fct_slowdown"]["p50"].get<double>());
+    // The training's own messages are still counted apart, and sharing the links slows the step down.
+    EXPECT_EQ(busy.summary["network"]["messages"], quiet.summary["network"]["messages"]);
+    EXPECT_GT(busy.summary["iteration_time_ns"].get<double>(),
+              quiet.summary["iteration_time_ns"].get<double>());
 }
 
 TEST_F(MlnetNs3, MoreRanksThanHostsIsAnError) {

@@ -29,6 +29,8 @@ public:
     uint64_t bytesSent() const { return m_sentBytes; }
     // Records alive now (sent and not yet both delivered and acknowledged): the pool never holds more.
     std::size_t messagesInFlight() const { return m_inFlight.size() - m_free.size(); }
+    // The most records ever alive at once (the pool's size).
+    std::size_t peakRecords() const { return m_inFlight.size(); }
 
 protected:
     // Starts moving message `id`. The subclass must call delivered(id) and acknowledged(id) exactly once each

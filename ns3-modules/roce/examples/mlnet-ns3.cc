@@ -99,8 +99,8 @@ int usage(ns3::CommandLine& cmd, const std::string& why) {
     return 1;
 }
 
-void stopSimulator(void*, uint64_t) {
-    ns3::Simulator::Stop();
+void stopWhenDrained(void* api, uint64_t) {
+    static_cast<RoceNetworkApi*>(api)->StopWhenDrained();
 }
 
 }  // namespace
@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
         [&] { return api.messagesInFlight() > 0; }, [&] { return simulation.outcome(api.now()).stallReport; },
         [&] { return api.messagesInFlight() == 0 && api.pendingEvents() == 0 && !simulation.finished(); });
     Progress progress(simulation, traces.numRanks());
-    simulation.start(Callback{&stopSimulator, nullptr, 0});
+    simulation.start(Callback{&stopWhenDrained, &api, 0});
     hang.Start();
     if (!o.quiet) {
         progress.Start();
@@ -286,6 +286,7 @@ int main(int argc, char** argv) {
     run.network = networkTotals(fabric);
     run.bytesSent = api.bytesSent();
     run.messagesSent = api.messagesSent();
+    run.peakMessageRecords = api.peakRecords();
     if (background) {
         run.background = background->Summary();
     }

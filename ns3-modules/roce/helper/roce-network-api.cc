@@ -34,13 +34,29 @@ void RoceNetworkApi::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeByte
             if (m_observer) {
                 m_observer->messageFinished(m.src, m.dst, c);
             }
+            Settled();
         },
-        [this, id](uint64_t, TimePs) { delivered(id); });
+        [this, id](uint64_t, TimePs) {
+            delivered(id);
+            Settled();
+        });
+}
+
+void RoceNetworkApi::StopWhenDrained() {
+    m_stopWhenDrained = true;
+    Settled();
+}
+
+void RoceNetworkApi::Settled() {
+    if (m_stopWhenDrained && messagesInFlight() == 0) {
+        ns3::Simulator::Stop();
+    }
 }
 
 void RoceNetworkApi::SelfMessage(uint64_t id) {
     ++m_acknowledged;
     arrived(id);
+    Settled();
 }
 
 }  // namespace mlnet::roce

@@ -34,6 +34,9 @@ public:
     uint64_t pendingEvents() const { return m_pendingEvents; }
     uint64_t messagesAcknowledged() const { return m_acknowledged; }
     uint32_t hostOfRank(Rank rank) const { return m_fabric.Spec().hostOfRank(rank); }
+    // Stops the simulator once every message sent so far is acknowledged (the training is done: its last
+    // sends may still await their ACKs, which fct.txt and the timeline want).
+    void StopWhenDrained();
 
 protected:
     void transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) override;
@@ -44,12 +47,14 @@ private:
         callback();
     }
     void SelfMessage(uint64_t id);
+    void Settled();
 
     RoceFabric& m_fabric;
     uint8_t m_trafficClass;
     uint64_t m_nextMessage = 0;  // RoCE message ids: unique for the run, unlike the pooled record ids
     uint64_t m_acknowledged = 0;
     uint64_t m_pendingEvents = 0;
+    bool m_stopWhenDrained = false;
     MessageObserver* m_observer = nullptr;
 };
 

@@ -179,6 +179,7 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
     net["messages"] = run.messagesSent;
     net["message_bytes"] = run.bytesSent;
     net["messages_delivered"] = o.messages;
+    net["peak_message_records"] = run.peakMessageRecords;
     j["network"] = net;
     if (!run.background.is_null()) {
         j["background"] = run.background;

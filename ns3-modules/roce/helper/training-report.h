@@ -56,6 +56,7 @@ struct TrainingRun {
     bool timeLimited = false;
     NetworkTotals network;
     uint64_t messagesSent = 0, bytesSent = 0;
+    uint64_t peakMessageRecords = 0;
     nlohmann::ordered_json background;
     uint64_t timelineMessagesLeftOut = 0;
     std::optional<AnalyticalComparison> analytical;
