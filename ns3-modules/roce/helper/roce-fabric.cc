@@ -15,6 +15,7 @@
 
 #include "event-heap-scheduler.h"
 #include "pcap-writer.h"
+#include "roce-simulator-impl.h"
 #include "roce-timing.h"
 #include "wire-format.h"
 
@@ -24,9 +25,12 @@ void UsePicosecondTime() {
     if (ns3::Time::GetResolution() != ns3::Time::PS) {
         ns3::Time::SetResolution(ns3::Time::PS);
     }
-    // Our flat heap: measured 2-3x faster than ns-3's map and calendar schedulers on the hpcc-bench runs.
-    // Users may still choose another scheduler through ns-3's NS_GLOBAL_VALUE.
+    // Our implementation runs the model's per-packet events without EventImpl allocations (see
+    // roce-simulator-impl.h). Users may still choose another implementation or scheduler through ns-3's
+    // NS_GLOBAL_VALUE; the model then runs its light events as ordinary ns-3 events.
     if (!std::getenv("NS_GLOBAL_VALUE")) {
+        ns3::GlobalValue::Bind("SimulatorImplementationType",
+                               ns3::StringValue(RoceSimulatorImpl::GetTypeId().GetName()));
         ns3::GlobalValue::Bind("SchedulerType", ns3::TypeIdValue(EventHeapScheduler::GetTypeId()));
     }
 }

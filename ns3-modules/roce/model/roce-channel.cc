@@ -1,5 +1,7 @@
 #include "roce-channel.h"
 
+#include "roce-simulator-impl.h"
+
 #include "ns3/double.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -53,12 +55,16 @@ void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTim
         return;
     }
     // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
-    ns3::Simulator::Schedule(ns3::PicoSeconds(to->ArrivalPs(*packet, txTimePs) + m_delayPs),
-                             &RoceChannel::Deliver, this, to, packet, m_epoch);
+    packet->deliverTo = to;
+    packet->cableEpoch = m_epoch;
+    ScheduleMember<&RoceChannel::Deliver>(to->ArrivalPs(*packet, txTimePs) + m_delayPs, this,
+                                          reinterpret_cast<uint64_t>(packet));
 }
 
-void RoceChannel::Deliver(RoceNetDevice* to, RocePacket* packet, uint64_t epoch) {
-    if (!m_up || epoch != m_epoch) {
+void RoceChannel::Deliver(uint64_t arg) {
+    RocePacket* packet = reinterpret_cast<RocePacket*>(arg);
+    RoceNetDevice* to = packet->deliverTo;
+    if (!m_up || packet->cableEpoch != m_epoch) {
         ++m_lost;
         m_dropTrace(packet, DropReason::LinkDown);
         to->ReleaseLost(packet);

@@ -39,7 +39,7 @@ public:
     ns3::Ptr<ns3::NetDevice> GetDevice(std::size_t i) const override;
 
 private:
-    void Deliver(RoceNetDevice* to, RocePacket* packet, uint64_t epoch);
+    void Deliver(uint64_t packet);
 
     RoceNetDevice* m_ends[2] = {nullptr, nullptr};
     ns3::Ptr<RoceNetDevice> m_keep[2];
@@ -47,7 +47,7 @@ private:
     double m_errorRate = 0;
     ns3::Ptr<ns3::UniformRandomVariable> m_random;
     bool m_up = true;
-    uint64_t m_epoch = 0;  // frames sent before the last failure are lost even if the link came back
+    uint32_t m_epoch = 0;  // frames sent before the last failure are lost even if the link came back
     uint64_t m_lost = 0;
     ns3::TracedCallback<const RocePacket*, DropReason> m_dropTrace;
 };

@@ -114,7 +114,7 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
     if (m_pcap) {
         Capture(*packet);
     }
-    ns3::Simulator::Schedule(ns3::PicoSeconds(txPs), &RoceNetDevice::TransmitComplete, this);
+    ScheduleMember<&RoceNetDevice::TransmitComplete>(txPs, this);
     m_channel->Transmit(this, packet, txPs);
 }
 
@@ -133,7 +133,7 @@ void RoceNetDevice::Capture(const RocePacket& packet) {
     m_pcap->write(nowPs() / 1000, serializeFrame(named, ctx));
 }
 
-void RoceNetDevice::TransmitComplete() {
+void RoceNetDevice::TransmitComplete(uint64_t) {
     m_busy = false;
     Kick();
 }
@@ -194,15 +194,20 @@ void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
 }
 
 void RoceNetDevice::ScheduleWake(TimePs atPs) {
-    if (m_wake.IsRunning() && m_wakeAt <= atPs) {
+    if (m_wakePending && m_wakeAt <= atPs) {
         return;
     }
-    m_wake.Cancel();
+    // An earlier wake supersedes the pending one, which then fires to no effect (as a cancelled event would).
+    m_wakePending = true;
     m_wakeAt = atPs;
-    m_wake = ns3::Simulator::Schedule(ns3::PicoSeconds(atPs - nowPs()), &RoceNetDevice::PauseExpired, this);
+    ScheduleMember<&RoceNetDevice::PauseExpired>(atPs - nowPs(), this, ++m_wakeGeneration);
 }
 
-void RoceNetDevice::PauseExpired() {
+void RoceNetDevice::PauseExpired(uint64_t generation) {
+    if (!m_wakePending || generation != m_wakeGeneration) {
+        return;
+    }
+    m_wakePending = false;
     const TimePs now = nowPs();
     TimePs next = UINT64_MAX;
     for (int q = 0; q < kNumPriorities; ++q) {

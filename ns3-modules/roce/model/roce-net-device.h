@@ -124,8 +124,8 @@ protected:
 
 private:
     void StartTransmission(RocePacket* packet);
-    void TransmitComplete();
-    void PauseExpired();
+    void TransmitComplete(uint64_t);
+    void PauseExpired(uint64_t generation);
     void ScheduleWake(TimePs atPs);
 
     RocePortOwner* m_owner = nullptr;
@@ -147,7 +147,8 @@ private:
     TimePs m_pauseStart[kNumPriorities] = {};  // start of the pause in force (while m_pausedUntil is ahead)
     TimePs m_pausedPs = 0;                     // pauses that ended
     TimePs m_wakeAt = 0;
-    ns3::EventId m_wake;
+    uint64_t m_wakeGeneration = 0;
+    bool m_wakePending = false;
     PcapWriter* m_pcap = nullptr;
     uint32_t m_nodeId = 0;
     uint32_t m_pcapMtu = 0;

@@ -309,16 +309,22 @@ void RoceNic::Reschedule(uint32_t qp) {
 
 void RoceNic::WakeAt(uint32_t portIndex, TimePs atPs) {
     Port& port = m_ports[portIndex];
-    if (port.wake.IsRunning() && port.wakeAtPs <= atPs) {
+    if (port.wakePending && port.wakeAtPs <= atPs) {
         return;
     }
-    port.wake.Cancel();
+    // An earlier wake supersedes the pending one, which then fires to no effect (as a cancelled event would).
+    port.wakePending = true;
     port.wakeAtPs = atPs;
-    port.wake = ns3::Simulator::Schedule(ns3::PicoSeconds(atPs - nowPs()), &RoceNic::Wake, this, portIndex);
+    ScheduleMember<&RoceNic::Wake>(atPs - nowPs(), this, ++port.wakeGeneration << 8 | portIndex);
 }
 
-void RoceNic::Wake(uint32_t port) {
-    m_ports[port].device->Kick();
+void RoceNic::Wake(uint64_t generationAndPort) {
+    Port& port = m_ports[generationAndPort & 0xff];
+    if (!port.wakePending || generationAndPort >> 8 != port.wakeGeneration) {
+        return;
+    }
+    port.wakePending = false;
+    port.device->Kick();
 }
 
 RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
@@ -569,11 +575,11 @@ void RoceNic::ArmRtoScan() {
         // One timer per NIC instead of one per QP: thousands of concurrent QPs would otherwise keep thousands
         // of far-future events in the scheduler. A timeout is detected within a quarter RTO of its deadline.
         m_rtoScanArmed = true;
-        ns3::Simulator::Schedule(ns3::PicoSeconds(m_settings.rtoPs / 4), &RoceNic::RtoScan, this);
+        ScheduleMember<&RoceNic::RtoScan>(m_settings.rtoPs / 4, this);
     }
 }
 
-void RoceNic::RtoScan() {
+void RoceNic::RtoScan(uint64_t) {
     m_rtoScanArmed = false;
     const TimePs now = nowPs();
     bool outstanding = false;
@@ -613,11 +619,12 @@ void RoceNic::ArmCcTimer(uint32_t qp) {
     }
     q.ccTimerPs = duePs;
     const TimePs now = nowPs();
-    ns3::Simulator::Schedule(ns3::PicoSeconds(duePs > now ? duePs - now : 0), &RoceNic::CcTimer, this, qp,
-                             q.generation);
+    ScheduleMember<&RoceNic::CcTimer>(duePs > now ? duePs - now : 0, this, uint64_t{q.generation} << 32 | qp);
 }
 
-void RoceNic::CcTimer(uint32_t qp, uint32_t generation) {
+void RoceNic::CcTimer(uint64_t generationAndQp) {
+    const uint32_t qp = static_cast<uint32_t>(generationAndQp);
+    const uint32_t generation = static_cast<uint32_t>(generationAndQp >> 32);
     QueuePair& q = m_qps[qp];
     if (q.generation != generation || q.state == QpState::Free) {
         return;

@@ -173,7 +173,8 @@ private:
         int lastPriority = 0;
         std::vector<std::pair<TimePs, uint32_t>> pacing;  // min-heap on next-available time
         TimePs wakeAtPs = 0;
-        ns3::EventId wake;
+        uint64_t wakeGeneration = 0;
+        bool wakePending = false;
     };
 
     void OnData(RocePacket* p);
@@ -188,11 +189,11 @@ private:
     void RingRemove(uint32_t qp);
     void Reschedule(uint32_t qp);
     void WakeAt(uint32_t port, TimePs atPs);
-    void Wake(uint32_t port);
+    void Wake(uint64_t generationAndPort);
     void ArmRtoScan();
-    void RtoScan();
+    void RtoScan(uint64_t);
     void ArmCcTimer(uint32_t qp);
-    void CcTimer(uint32_t qp, uint32_t generation);
+    void CcTimer(uint64_t generationAndQp);
     // Completes the messages the cumulative ACK covers; frees a one-message QP when it is done. Returns false
     // when the QP was freed.
     bool CompleteMessages(uint32_t qp);

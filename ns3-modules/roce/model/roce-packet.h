@@ -12,6 +12,8 @@
 
 namespace mlnet::roce {
 
+class RoceNetDevice;
+
 enum class PacketKind : uint8_t {
     Data,   // RoCEv2 RC SEND/WRITE: BTH (+ INT) + payload
     Ack,    // BTH + AETH (ACK)
@@ -63,6 +65,10 @@ struct RocePacket {
     uint64_t id = 0;             // unique per packet, for traces
     IntHop* hops = nullptr;      // kMaxIntHops slots when the pool carries INT, else null
     RocePacket* next = nullptr;  // intrusive FIFO link
+    // On the cable: the device it is delivered to and the cable's failure count when it left (a frame sent
+    // before a failure is lost even if the cable came back). The delivery event carries only the packet.
+    RoceNetDevice* deliverTo = nullptr;
+    uint32_t cableEpoch = 0;
 };
 
 // Free-list allocator: packets are recycled, never freed, so steady state does no heap allocation. INT

@@ -96,18 +96,20 @@ void RoceSwitch::SendPause(uint32_t port, uint8_t priority) {
         // Renew the pause before it expires for as long as the queue stays congested.
         p.refreshPending[priority] = true;
         const TimePs half = pauseDurationPs(m_settings.pauseQuanta, p.device->RateBps()) / 2;
-        ns3::Simulator::Schedule(ns3::PicoSeconds(half), &RoceSwitch::RefreshPause, this, port, priority);
+        ScheduleMember<&RoceSwitch::RefreshPause>(half, this, uint64_t{port} << 8 | priority);
     }
 }
 
-void RoceSwitch::RefreshPause(uint32_t port, uint8_t priority) {
+void RoceSwitch::RefreshPause(uint64_t portAndPriority) {
+    const uint32_t port = static_cast<uint32_t>(portAndPriority >> 8);
+    const uint8_t priority = static_cast<uint8_t>(portAndPriority & 0xff);
     Port& p = m_ports[port];
     p.refreshPending[priority] = false;
     if (m_mmu->paused(port, priority)) {
         p.device->SendPause(static_cast<uint8_t>(1u << priority), m_settings.pauseQuanta);
         p.refreshPending[priority] = true;
         const TimePs half = pauseDurationPs(m_settings.pauseQuanta, p.device->RateBps()) / 2;
-        ns3::Simulator::Schedule(ns3::PicoSeconds(half), &RoceSwitch::RefreshPause, this, port, priority);
+        ScheduleMember<&RoceSwitch::RefreshPause>(half, this, uint64_t{port} << 8 | priority);
     }
 }
 

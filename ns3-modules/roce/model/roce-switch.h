@@ -128,7 +128,7 @@ private:
     };
     int PickDataClass(Port& port, uint8_t pausedMask);
     void SendPause(uint32_t port, uint8_t priority);
-    void RefreshPause(uint32_t port, uint8_t priority);
+    void RefreshPause(uint64_t portAndPriority);
     void Sample(uint32_t port);
     void Histogram(uint32_t port);
     // Adds queueBytes x (now - last change) to the port's queue integral: call with the queue as it was since

@@ -8,12 +8,16 @@
 #include "ns3/simulator.h"
 
 #include "roce-packet.h"
+#include "roce-simulator-impl.h"
 #include "wire-format.h"
 
 namespace mlnet::roce {
 
-// The simulator clock in the model's unit.
+// The simulator clock in the model's unit (read directly from our simulator implementation when it runs).
 inline TimePs nowPs() {
+    if (const RoceSimulatorImpl* impl = RoceSimulatorImpl::Current()) {
+        return impl->NowPs();
+    }
     return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
 }
 

@@ -1,0 +1,109 @@
+// The packet model's simulator implementation, selected through ns-3's SimulatorImplementationType. It runs
+// ordinary ns-3 events exactly as ns-3's default implementation does (one order by time, then by the order of
+// scheduling; the same event ids, counts, Stop, Cancel, Remove and destroy events), and also light events: a
+// function pointer, an object and one integer, pooled, with no EventImpl allocation, reference counting,
+// virtual dispatch or logging check. The RoCE model's per-packet events (transmit complete, delivery,
+// wake-ups, CC timers) are light; the rest of ns-3 works unchanged. Light events cannot be cancelled: their
+// owners tell stale ones apart (generations).
+#ifndef MLNET_ROCE_SIMULATOR_IMPL_H
+#define MLNET_ROCE_SIMULATOR_IMPL_H
+
+#include <cstdint>
+#include <list>
+#include <vector>
+
+#include "ns3/event-id.h"
+#include "ns3/simulator-impl.h"
+
+#include "util/time.h"
+
+namespace mlnet::roce {
+
+class RoceSimulatorImpl : public ns3::SimulatorImpl {
+public:
+    using Call = void (*)(void* object, uint64_t arg);
+
+    static ns3::TypeId GetTypeId();
+    RoceSimulatorImpl();
+    ~RoceSimulatorImpl() override;
+
+    // The implementation running now, or null when ns-3 runs another one.
+    static RoceSimulatorImpl* Current() { return s_current; }
+    // Runs call(object, arg) after delayPs (picoseconds: the model sets ns-3's resolution to them).
+    void ScheduleCall(TimePs delayPs, Call call, void* object, uint64_t arg) {
+        Insert(m_now + delayPs, nullptr, call, object, arg, m_context);
+    }
+    TimePs NowPs() const { return m_now; }
+
+    // ns3::SimulatorImpl.
+    void Destroy() override;
+    bool IsFinished() const override;
+    void Stop() override;
+    void Stop(const ns3::Time& delay) override;
+    ns3::EventId Schedule(const ns3::Time& delay, ns3::EventImpl* event) override;
+    void ScheduleWithContext(uint32_t context, const ns3::Time& delay, ns3::EventImpl* event) override;
+    ns3::EventId ScheduleNow(ns3::EventImpl* event) override;
+    ns3::EventId ScheduleDestroy(ns3::EventImpl* event) override;
+    void Remove(const ns3::EventId& id) override;
+    void Cancel(const ns3::EventId& id) override;
+    bool IsExpired(const ns3::EventId& id) const override;
+    void Run() override;
+    ns3::Time Now() const override;
+    ns3::Time GetDelayLeft(const ns3::EventId& id) const override;
+    ns3::Time GetMaximumSimulationTime() const override;
+    // The queue is this class's own (light events need it); a SchedulerType given to ns-3 is accepted and
+    // unused.
+    void SetScheduler(ns3::ObjectFactory schedulerFactory) override;
+    uint32_t GetSystemId() const override { return 0; }
+    uint32_t GetContext() const override { return m_context; }
+    uint64_t GetEventCount() const override { return m_executed; }
+
+protected:
+    void DoDispose() override;
+
+private:
+    // The queue orders (time, uid); the payload of an entry lives in a pooled slot.
+    struct Entry {
+        uint64_t ts;
+        uint64_t uid;
+        uint32_t slot;
+    };
+    struct Payload {
+        ns3::EventImpl* event;  // an ns-3 event, or null for a light one
+        Call call;
+        void* object;
+        uint64_t arg;
+        uint32_t context;
+    };
+    static bool Earlier(const Entry& a, const Entry& b) { return a.ts != b.ts ? a.ts < b.ts : a.uid < b.uid; }
+    uint64_t Insert(uint64_t ts, ns3::EventImpl* event, Call call, void* object, uint64_t arg,
+                    uint32_t context);
+    Entry PopNext();
+    void SiftUp(std::size_t i);
+    void SiftDown(std::size_t i);
+
+    static RoceSimulatorImpl* s_current;
+    std::vector<Entry> m_heap;
+    std::vector<Payload> m_slots;
+    std::vector<uint32_t> m_freeSlots;
+    std::list<ns3::EventId> m_destroyEvents;
+    uint64_t m_now = 0;
+    uint64_t m_nextUid;
+    uint64_t m_currentUid;
+    uint64_t m_executed = 0;
+    uint32_t m_context;
+    bool m_stop = false;
+};
+
+// Light events and the clock, through RoceSimulatorImpl when it runs and through ns3::Simulator otherwise.
+void ScheduleCall(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg);
+// A member function void(uint64_t) of `object`: ScheduleMember<&Class::Method>(delayPs, object, arg).
+template <auto Method, typename T>
+void ScheduleMember(TimePs delayPs, T* object, uint64_t arg = 0) {
+    ScheduleCall(
+        delayPs, [](void* o, uint64_t a) { (static_cast<T*>(o)->*Method)(a); }, object, arg);
+}
+
+}  // namespace mlnet::roce
+
+#endif
