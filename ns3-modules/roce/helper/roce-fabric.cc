@@ -13,7 +13,6 @@
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
-#include "event-heap-scheduler.h"
 #include "pcap-writer.h"
 #include "roce-simulator-impl.h"
 #include "roce-timing.h"
@@ -31,7 +30,6 @@ void UsePicosecondTime() {
     if (!std::getenv("NS_GLOBAL_VALUE")) {
         ns3::GlobalValue::Bind("SimulatorImplementationType",
                                ns3::StringValue(RoceSimulatorImpl::GetTypeId().GetName()));
-        ns3::GlobalValue::Bind("SchedulerType", ns3::TypeIdValue(EventHeapScheduler::GetTypeId()));
     }
 }
 

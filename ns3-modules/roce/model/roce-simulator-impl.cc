@@ -14,8 +14,6 @@ RoceSimulatorImpl* RoceSimulatorImpl::s_current = nullptr;
 
 namespace {
 
-constexpr std::size_t kArity = 4;  // shallower than binary: fewer cache-missing levels per pop
-
 void InvokeCall(RoceSimulatorImpl::Call call, void* object, uint64_t arg) {
     call(object, arg);
 }
@@ -48,12 +46,12 @@ RoceSimulatorImpl::~RoceSimulatorImpl() {
 }
 
 void RoceSimulatorImpl::DoDispose() {
-    for (const Entry& e : m_heap) {
+    m_queue.ForEach([this](const RoceEventQueue::Entry& e) {
         if (ns3::EventImpl* event = m_slots[e.slot].event) {
             event->Unref();
         }
-    }
-    m_heap.clear();
+    });
+    m_queue.Clear();
     m_slots.clear();
     m_freeSlots.clear();
     if (s_current == this) {
@@ -70,70 +68,27 @@ uint64_t RoceSimulatorImpl::Insert(uint64_t ts, ns3::EventImpl* event, Call call
     if (!m_freeSlots.empty()) {
         slot = m_freeSlots.back();
         m_freeSlots.pop_back();
-        m_slots[slot] = {event, call, object, arg, context};
+        m_slots[slot] = {event, call, object, arg, context, false};
     } else {
         slot = static_cast<uint32_t>(m_slots.size());
-        m_slots.push_back({event, call, object, arg, context});
+        m_slots.push_back({event, call, object, arg, context, false});
     }
     const uint64_t uid = m_nextUid++;
-    m_heap.push_back({ts, uid, slot});
-    SiftUp(m_heap.size() - 1);
+    m_queue.Push({ts, uid, slot});
     return uid;
-}
-
-void RoceSimulatorImpl::SiftUp(std::size_t i) {
-    const Entry moving = m_heap[i];
-    while (i > 0) {
-        const std::size_t parent = (i - 1) / kArity;
-        if (!Earlier(moving, m_heap[parent])) {
-            break;
-        }
-        m_heap[i] = m_heap[parent];
-        i = parent;
-    }
-    m_heap[i] = moving;
-}
-
-void RoceSimulatorImpl::SiftDown(std::size_t i) {
-    const std::size_t n = m_heap.size();
-    const Entry moving = m_heap[i];
-    while (true) {
-        const std::size_t first = i * kArity + 1;
-        if (first >= n) {
-            break;
-        }
-        std::size_t best = first;
-        const std::size_t last = std::min(first + kArity, n);
-        for (std::size_t c = first + 1; c < last; ++c) {
-            if (Earlier(m_heap[c], m_heap[best])) {
-                best = c;
-            }
-        }
-        if (!Earlier(m_heap[best], moving)) {
-            break;
-        }
-        m_heap[i] = m_heap[best];
-        i = best;
-    }
-    m_heap[i] = moving;
-}
-
-RoceSimulatorImpl::Entry RoceSimulatorImpl::PopNext() {
-    const Entry top = m_heap.front();
-    m_heap.front() = m_heap.back();
-    m_heap.pop_back();
-    if (!m_heap.empty()) {
-        SiftDown(0);
-    }
-    return top;
 }
 
 void RoceSimulatorImpl::Run() {
     m_stop = false;
-    while (!m_heap.empty() && !m_stop) {
-        const Entry next = PopNext();
+    while (!m_queue.Empty() && !m_stop) {
+        const RoceEventQueue::Entry next = m_queue.Pop();
         const Payload p = m_slots[next.slot];
+        m_slots[next.slot].event = nullptr;  // Remove's search must not find a finished event
         m_freeSlots.push_back(next.slot);
+        if (p.removed) {
+            p.event->Unref();
+            continue;
+        }
         ++m_executed;
         m_now = next.ts;
         m_currentUid = next.uid;
@@ -158,7 +113,7 @@ void RoceSimulatorImpl::Destroy() {
 }
 
 bool RoceSimulatorImpl::IsFinished() const {
-    return m_heap.empty() || m_stop;
+    return m_queue.Empty() || m_stop;
 }
 
 void RoceSimulatorImpl::Stop() {
@@ -210,19 +165,11 @@ void RoceSimulatorImpl::Remove(const ns3::EventId& id) {
     if (IsExpired(id)) {
         return;
     }
-    // Only Simulator::Remove gets here (cancellation is lazy), so a linear search is acceptable.
-    for (std::size_t i = 0; i < m_heap.size(); ++i) {
-        Payload& p = m_slots[m_heap[i].slot];
-        if (p.event == id.PeekEventImpl() && m_heap[i].ts == id.GetTs()) {
+    // Rare (cancellation is lazy): a linear search, and the entry stays queued, marked, until its time.
+    for (Payload& p : m_slots) {
+        if (p.event == id.PeekEventImpl() && !p.removed) {
             p.event->Cancel();
-            p.event->Unref();
-            m_freeSlots.push_back(m_heap[i].slot);
-            m_heap[i] = m_heap.back();
-            m_heap.pop_back();
-            if (i < m_heap.size()) {
-                SiftDown(i);
-                SiftUp(i);
-            }
+            p.removed = true;
             return;
         }
     }

@@ -15,6 +15,7 @@
 #include "ns3/event-id.h"
 #include "ns3/simulator-impl.h"
 
+#include "roce-event-queue.h"
 #include "util/time.h"
 
 namespace mlnet::roce {
@@ -62,28 +63,19 @@ protected:
     void DoDispose() override;
 
 private:
-    // The queue orders (time, uid); the payload of an entry lives in a pooled slot.
-    struct Entry {
-        uint64_t ts;
-        uint64_t uid;
-        uint32_t slot;
-    };
     struct Payload {
         ns3::EventImpl* event;  // an ns-3 event, or null for a light one
         Call call;
         void* object;
         uint64_t arg;
         uint32_t context;
+        bool removed;  // Simulator::Remove: skipped without being counted
     };
-    static bool Earlier(const Entry& a, const Entry& b) { return a.ts != b.ts ? a.ts < b.ts : a.uid < b.uid; }
     uint64_t Insert(uint64_t ts, ns3::EventImpl* event, Call call, void* object, uint64_t arg,
                     uint32_t context);
-    Entry PopNext();
-    void SiftUp(std::size_t i);
-    void SiftDown(std::size_t i);
 
     static RoceSimulatorImpl* s_current;
-    std::vector<Entry> m_heap;
+    RoceEventQueue m_queue;
     std::vector<Payload> m_slots;
     std::vector<uint32_t> m_freeSlots;
     std::list<ns3::EventId> m_destroyEvents;
