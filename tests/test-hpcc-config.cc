@@ -656,14 +656,15 @@ std::set<std::string> listDir(const std::string& dir) {
 }
 
 TEST_F(Writers, AtomicWritesLeaveNoTemporaryFile) {
-    FctWriter fct;
+    Diagnostics diag;
+    FctStream fct(m_dir + "/fct.txt", diag);
     fct.add({0, 1, 10000, 100, 1000, 2'000'000'000, 5'000, 4'500});
     fct.add({2, 1, 10000, 100, 2000, 2'000'000'000, 7'000, 6'000});
-    PfcWriter pfc;
+    PfcStream pfc(m_dir + "/pfc.txt", diag);
     pfc.add({2'000'001'000, 16, 1, 2, true});
-    Diagnostics diag;
-    ASSERT_TRUE(fct.write(m_dir + "/fct.txt", diag)) << diag.format(Severity::Error);
-    ASSERT_TRUE(pfc.write(m_dir + "/pfc.txt", diag)) << diag.format(Severity::Error);
+    EXPECT_EQ(listDir(m_dir).size(), 2u) << "only the two temporaries before commit";
+    ASSERT_TRUE(fct.commit()) << diag.format(Severity::Error);
+    ASSERT_TRUE(pfc.commit()) << diag.format(Severity::Error);
     ASSERT_TRUE(writeJsonAtomically(m_dir + "/summary.json", R"({"flows": 2})", diag));
     EXPECT_EQ(listDir(m_dir), (std::set<std::string>{"fct.txt", "pfc.txt", "summary.json"}));
     EXPECT_EQ(readFileBytes(m_dir + "/fct.txt"),
@@ -680,7 +681,7 @@ TEST_F(Writers, AtomicWritesLeaveNoTemporaryFile) {
 
 TEST_F(Writers, FailuresAreReportedAndLeaveNothingBehind) {
     Diagnostics diag;
-    EXPECT_FALSE(FctWriter().write(m_dir + "/missing/fct.txt", diag));
+    EXPECT_FALSE(FctStream(m_dir + "/missing/fct.txt", diag).commit());
     EXPECT_THAT(diag.firstError(), AllOf(HasSubstr("missing/fct.txt: cannot create the temporary file"),
                                          HasSubstr("No such file or directory")));
     Diagnostics json;

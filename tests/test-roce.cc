@@ -6,12 +6,16 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
+#include <sstream>
 
 #include "ns3/simulator.h"
 
 #include "network/topology.h"
 #include "roce-test-util.h"
+#include "roce-timing.h"
+#include "run-report.h"
 #include "switch-mmu.h"
 #include "trace-test-util.h"
 #include "wire-format.h"
@@ -394,6 +398,15 @@ TEST(CcSelection, EveryPresetBuildsTheNamedAlgorithm) {
                 HasSubstr("--cc-preset must be config, paper, hpcc-paper or attributes, not 'papers'"));
 }
 
+struct Sample {
+    TimePs timePs;
+    uint32_t node, port;
+    uint64_t bytes;
+};
+void KeepSample(std::vector<Sample>* samples, uint32_t node, uint32_t port, uint64_t bytes) {
+    samples->push_back({nowPs(), node, port, bytes});
+}
+
 TEST(RoceFabric, QueueSamplesStayInsideTheMonitorWindow) {
     Diagnostics diag;
     FabricSettings config;
@@ -403,17 +416,68 @@ TEST(RoceFabric, QueueSamplesStayInsideTheMonitorWindow) {
     config.switches.queueSampleEndPs = 80'000'000;    // 80 us
     TestNetwork net(star(3), config, diag);
     ASSERT_FALSE(diag.hasErrors());
+    std::vector<Sample> samples;
+    net.fabric.Switches()[0]->TraceConnectWithoutContext("QueueSample",
+                                                         ns3::MakeBoundCallback(&KeepSample, &samples));
     net.runner.AddFlow(1, 0, 2'000'000, 3, 100, 0);
     net.runner.AddFlow(2, 0, 2'000'000, 3, 100, 0);
     ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull));
-    const auto& samples = net.fabric.Switches()[0]->QueueSamples();
     ASSERT_FALSE(samples.empty());
-    for (const auto& s : samples) {
+    std::vector<TimePs> lastAt(8, 0);
+    for (const Sample& s : samples) {
         EXPECT_GE(s.timePs, 50'000'000u);
         EXPECT_LE(s.timePs, 80'000'000u);
+        ASSERT_LT(s.port, lastAt.size());
+        if (lastAt[s.port] != 0) {
+            EXPECT_GE(s.timePs - lastAt[s.port], 100'000u)
+                << "two samples of port " << s.port << " in an interval";
+        }
+        lastAt[s.port] = s.timePs;
     }
-    // At most one sample per port per interval: 30 us / 100 ns per port.
-    EXPECT_LE(samples.size(), 3u * 301u);
+}
+
+TEST(RoceFabric, MonitorFilesStreamPfcAndQueueSamplesAsTheyHappen) {
+    const std::string dir = makeTempDir("roce-monitors");
+    Diagnostics diag;
+    FabricSettings config = baseConfig();
+    config.bufferBytes = 1 << 20;                       // small, so that the incast pauses the senders
+    config.switches.queueSampleIntervalPs = 1'000'000;  // 1 us
+    TestNetwork net(star(4), config, diag);
+    std::vector<Sample> samples;
+    net.fabric.Switches()[0]->TraceConnectWithoutContext("QueueSample",
+                                                         ns3::MakeBoundCallback(&KeepSample, &samples));
+    uint64_t pauses = 0;
+    {
+        MonitorFiles monitors(net.fabric, dir + "/pfc.txt", dir + "/qlen.txt", diag);
+        for (uint32_t s = 1; s <= 3; ++s) {
+            net.runner.AddFlow(s, 0, 300'000, 3, 100, 0);
+        }
+        ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull));
+        EXPECT_TRUE(net.fabric.Pfc().empty()) << "streamed events are not also kept";
+        pauses = net.fabric.PauseFramesReceived();
+        EXPECT_FALSE(std::filesystem::exists(dir + "/pfc.txt")) << "the file appears at commit only";
+        ASSERT_TRUE(monitors.commit()) << diag.format(Severity::Error);
+    }
+    ASSERT_GT(pauses, 0u);
+    uint64_t pauseLines = 0, lastNs = 0;
+    std::istringstream pfc(readFileBytes(dir + "/pfc.txt"));
+    std::string line;
+    while (std::getline(pfc, line)) {
+        std::istringstream in(line);
+        uint64_t ns = 0, node = 0, type = 0, port = 0, pause = 0;
+        ASSERT_TRUE(in >> ns >> node >> type >> port >> pause) << line;
+        EXPECT_GE(ns, lastNs);
+        lastNs = ns;
+        pauseLines += pause;
+    }
+    EXPECT_EQ(pauseLines, pauses);
+    ASSERT_FALSE(samples.empty());
+    std::string expected;
+    for (const Sample& s : samples) {
+        expected += std::to_string(psToNs(s.timePs)) + " " + std::to_string(s.node) + " " +
+                    std::to_string(s.port) + " " + std::to_string(s.bytes) + "\n";
+    }
+    EXPECT_EQ(readFileBytes(dir + "/qlen.txt"), expected);
 }
 
 }  // namespace

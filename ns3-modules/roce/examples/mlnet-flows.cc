@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@
 #include "network/topology-description.h"
 #include "result-writers.h"
 #include "roce-fabric.h"
+#include "roce-timing.h"
 #include "run-report.h"
 #include "util/process-usage.h"
 
@@ -125,21 +127,28 @@ int main(int argc, char** argv) {
         return 2;
     }
     HpccFlowRunner runner(network);
-    // Rate changes are rare next to packets (CC updates), so collecting them as text lines is cheap enough.
-    std::string rateLines;
-    std::vector<std::pair<std::string*, uint32_t>> rateContexts;  // one per NIC; outlives the run
+    // Every output is streamed while the run goes; each appears whole at its commit() below.
+    FctStream fct(config.fctOutputFile, diag);
+    runner.SetFctSink([&fct](const FctRecordPs& r) {
+        fct.add({r.srcNode, r.dstNode, r.sport, r.dport, r.sizeBytes, psToNs(r.startPs),
+                 psToNs(r.finishPs - r.startPs), psToNs(r.idealPs)});
+    });
+    MonitorFiles monitors(network, config.pfcOutputFile, config.qlenMonFile, diag);
+    std::unique_ptr<LineStream> rates;
+    std::vector<std::pair<LineStream*, uint32_t>> rateContexts;  // one per NIC; outlives the run
     if (!rateTrace.empty()) {
+        rates = std::make_unique<LineStream>(rateTrace, diag);
         rateContexts.reserve(network.NumHosts());
         for (uint32_t h = 0; h < network.NumHosts(); ++h) {
-            rateContexts.emplace_back(&rateLines, network.NodeIdOfHost(h));
+            rateContexts.emplace_back(rates.get(), network.NodeIdOfHost(h));
             network.Nic(h).TraceConnectWithoutContext(
                 "Rate", ns3::MakeBoundCallback(
-                            +[](std::pair<std::string*, uint32_t>* ctx, uint64_t flow, uint64_t rateBps,
+                            +[](std::pair<LineStream*, uint32_t>* ctx, uint64_t flow, uint64_t rateBps,
                                 uint64_t windowBytes) {
-                                *ctx->first += std::to_string(ns3::Simulator::Now().GetNanoSeconds()) + " " +
-                                               std::to_string(ctx->second) + " " + std::to_string(flow) +
-                                               " " + std::to_string(rateBps) + " " +
-                                               std::to_string(windowBytes) + "\n";
+                                ctx->first->add(std::to_string(psToNs(nowPs())) + " " +
+                                                std::to_string(ctx->second) + " " + std::to_string(flow) +
+                                                " " + std::to_string(rateBps) + " " +
+                                                std::to_string(windowBytes) + "\n");
                             },
                             &rateContexts.back()));
         }
@@ -155,18 +164,10 @@ int main(int argc, char** argv) {
     const double cpu = processCpuSeconds() - cpuStart;
     const uint64_t events = ns3::Simulator::GetEventCount();
 
-    FctWriter fct;
-    for (const FctRecordPs& r : runner.Fct()) {
-        fct.add({r.srcNode, r.dstNode, r.sport, r.dport, r.sizeBytes, psToNs(r.startPs),
-                 psToNs(r.finishPs - r.startPs), psToNs(r.idealPs)});
-    }
-    fct.write(config.fctOutputFile, diag);
-    if (!rateTrace.empty()) {
-        writeFileAtomically(rateTrace, rateLines, diag);
-    }
-    writePfcFile(network, config.pfcOutputFile, diag);
-    if (!config.qlenMonFile.empty()) {
-        writeQueueSamples(network, config.qlenMonFile, config.qlenMonStartNs, config.qlenMonEndNs, diag);
+    fct.commit();
+    monitors.commit();
+    if (rates) {
+        rates->commit();
     }
 
     const NetworkTotals totals = networkTotals(network);

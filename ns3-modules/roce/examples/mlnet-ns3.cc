@@ -235,6 +235,7 @@ int main(int argc, char** argv) {
     simOptions.injectionScale = o.injectionScale;
     Simulation simulation(traces, system, setup.logical, memory, simOptions, api, diag);
     FctStream fct(out.fct, diag);
+    MonitorFiles monitors(fabric, out.pfc, out.queues, diag);
     std::unique_ptr<Timeline> timeline;
     if (!out.timeline.empty()) {
         timeline = std::make_unique<Timeline>(out.timeline, traces, settings.timelineFlows, diag);
@@ -299,11 +300,7 @@ int main(int argc, char** argv) {
 
     printResultLines(run.outcome);
     fct.commit();
-    writePfcFile(fabric, out.pfc, diag);
-    if (!out.queues.empty()) {
-        writeQueueSamples(fabric, out.queues, psToNs(settings.queueStartPs), psToNs(settings.queueEndPs),
-                          diag);
-    }
+    monitors.commit();
     if (timeline) {
         timeline->close();
     }

@@ -13,10 +13,10 @@ HpccFlowRunner::HpccFlowRunner(RoceFabric& fabric, TimePs hangCheckPs)
       m_hang(
           fabric, hangCheckPs,
           // A flow that started since the last check counts as progress: it has not had a whole interval yet.
-          [this] { return m_fct.size() + m_started + m_fabric.DeliveredBytes(); },
-          [this] { return m_started > m_fct.size(); },
+          [this] { return m_finished + m_started + m_fabric.DeliveredBytes(); },
+          [this] { return m_started > m_finished; },
           [this] {
-              return std::to_string(m_started - m_fct.size()) + " of " + std::to_string(m_flows.size()) +
+              return std::to_string(m_started - m_finished) + " of " + std::to_string(m_flows.size()) +
                      " flows unfinished\n";
           }) {}
 
@@ -45,11 +45,16 @@ void HpccFlowRunner::StartFlow(uint64_t flowId) {
                                             c.startPs,
                                             c.finishPs,
                                             m_fabric.IdealFctPs(c.srcHost, c.dstHost, c.sizeBytes)};
-                              m_fct.push_back(r);
+                              ++m_finished;
+                              if (m_fctSink) {
+                                  m_fctSink(r);
+                              } else {
+                                  m_fct.push_back(r);
+                              }
                               if (flow.done) {
                                   flow.done(r);
                               }
-                              if (m_fct.size() == m_flows.size()) {
+                              if (m_finished == m_flows.size()) {
                                   ns3::Simulator::Stop();
                               }
                           });
@@ -65,14 +70,14 @@ bool HpccFlowRunner::Run(TimePs stopPs) {
     ns3::Simulator::Run();
     if (m_hang.Hung()) {
         m_hangReport = m_hang.Report();
-    } else if (m_fct.size() < m_flows.size()) {
+    } else if (m_finished < m_flows.size()) {
         std::ostringstream s;
         s << "stopped at the time limit (" << static_cast<double>(stopPs) / 1e12 << " s) with "
-          << m_flows.size() - m_fct.size() << " of " << m_flows.size() << " flows unfinished\n"
+          << m_flows.size() - m_finished << " of " << m_flows.size() << " flows unfinished\n"
           << m_fabric.DescribeActive();
         m_hangReport = s.str();
     }
-    return m_fct.size() == m_flows.size();
+    return m_finished == m_flows.size();
 }
 
 }  // namespace mlnet::roce

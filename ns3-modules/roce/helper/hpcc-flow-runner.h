@@ -36,9 +36,11 @@ public:
     bool Run(TimePs stopPs);
     const std::string& HangReport() const { return m_hangReport; }
 
+    // Completions so far, in order; empty once a sink takes them (SetFctSink: long runs stream fct.txt).
     const std::vector<FctRecordPs>& Fct() const { return m_fct; }
+    void SetFctSink(std::function<void(const FctRecordPs&)> sink) { m_fctSink = std::move(sink); }
     uint64_t FlowsStarted() const { return m_started; }
-    uint64_t FlowsFinished() const { return m_fct.size(); }
+    uint64_t FlowsFinished() const { return m_finished; }
 
 private:
     struct PendingFlow {
@@ -54,6 +56,8 @@ private:
     HangDetector m_hang;
     std::vector<PendingFlow> m_flows;
     std::vector<FctRecordPs> m_fct;
+    std::function<void(const FctRecordPs&)> m_fctSink;
+    uint64_t m_finished = 0;
     uint64_t m_started = 0;
     std::string m_hangReport;
 };

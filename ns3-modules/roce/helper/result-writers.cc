@@ -22,26 +22,6 @@ uint64_t saturate(U128 v) {
     return v > kU64Max ? kU64Max : static_cast<uint64_t>(v);
 }
 
-// Formats records in 1 MiB batches so that millions of PFC events need no second full copy in memory.
-template <typename Record, typename Format>
-bool writeRecords(const std::string& path, const std::vector<Record>& records, Format format,
-                  Diagnostics& diag) {
-    AtomicFile file(path, diag);
-    std::string batch;
-    constexpr std::size_t kBatchBytes = 1 << 20;
-    batch.reserve(kBatchBytes + 256);
-    for (const Record& record : records) {
-        batch += format(record);
-        if (batch.size() >= kBatchBytes) {
-            if (!file.write(batch)) {
-                return false;
-            }
-            batch.clear();
-        }
-    }
-    return file.write(batch) && file.commit();
-}
-
 }  // namespace
 
 uint32_t hpccHostIp(uint32_t nodeId) {
@@ -64,27 +44,26 @@ std::string formatPfcLine(const PfcRecord& r) {
     return std::string(line, static_cast<std::size_t>(n));
 }
 
-void FctStream::add(const FctRecord& record) {
-    m_buffer += formatFctLine(record);
+std::string formatQueueSampleLine(const QueueSampleRecord& r) {
+    char line[96];
+    const int n = std::snprintf(line, sizeof line, "%" PRIu64 " %u %u %" PRIu64 "\n", r.timeNs, r.nodeId,
+                                r.port, r.bytes);
+    return std::string(line, static_cast<std::size_t>(n));
+}
+
+void LineStream::add(std::string_view line) {
+    m_buffer += line;
     ++m_lines;
     if (m_buffer.size() >= (1u << 20)) {
-        m_file.write(m_buffer);
+        m_file.write(m_buffer);  // a failure is remembered and reported by commit()
         m_buffer.clear();
     }
 }
 
-bool FctStream::commit() {
+bool LineStream::commit() {
     const bool ok = m_file.write(m_buffer) && m_file.commit();
     m_buffer.clear();
     return ok;
-}
-
-bool FctWriter::write(const std::string& path, Diagnostics& diag) const {
-    return writeRecords(path, m_records, formatFctLine, diag);
-}
-
-bool PfcWriter::write(const std::string& path, Diagnostics& diag) const {
-    return writeRecords(path, m_records, formatPfcLine, diag);
 }
 
 bool writeJsonAtomically(const std::string& path, const std::string& jsonText, Diagnostics& diag) {

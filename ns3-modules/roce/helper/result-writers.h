@@ -1,13 +1,13 @@
-// Outputs of the flow-driven experiments in the HPCC formats (roce-model.md §6.4), so the reference's
-// analysis scripts (analysis/fct_analysis.py) read them unchanged. Records are kept in memory and written
-// once, atomically (temporary file in the same directory, then rename), so an interrupted run never leaves a
-// truncated file that looks complete.
+// Outputs of the packet runs in the HPCC formats (roce-model.md §6.4), so the reference's analysis scripts
+// (analysis/fct_analysis.py) read them unchanged, and our queue-sample and rate lines. Every file is streamed
+// while the run goes (nothing kept per record) through an AtomicFile: it appears whole at commit(), and an
+// interrupted run never leaves a truncated file that looks complete.
 #ifndef MLNET_ROCE_RESULT_WRITERS_H
 #define MLNET_ROCE_RESULT_WRITERS_H
 
 #include <cstdint>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "util/atomic-file.h"
 #include "util/diagnostics.h"
@@ -39,24 +39,20 @@ std::string formatFctLine(const FctRecord& record);
 // "time_ns node_id node_type ifindex 1|0\n" (1 pause, 0 resume).
 std::string formatPfcLine(const PfcRecord& record);
 
-// Collects fct.txt lines in completion order (the order of add()).
-class FctWriter {
-public:
-    void add(const FctRecord& record) { m_records.push_back(record); }
-    const std::vector<FctRecord>& records() const { return m_records; }
-    // Writes every record atomically; false (with an error naming the path) when the file cannot be written.
-    bool write(const std::string& path, Diagnostics& diag) const;
-
-private:
-    std::vector<FctRecord> m_records;
+// "time_ns switch_node_id port queue_bytes\n": a switch port's egress queue (all classes) at a dequeue.
+struct QueueSampleRecord {
+    uint64_t timeNs;
+    uint32_t nodeId, port;
+    uint64_t bytes;
 };
+std::string formatQueueSampleLine(const QueueSampleRecord& record);
 
-// fct.txt written as completions happen, through an AtomicFile (the file appears whole when committed): a run
-// of millions of messages keeps no records.
-class FctStream {
+// Lines written as they come, in 1 MiB batches, to an AtomicFile: the file appears at commit() only.
+class LineStream {
 public:
-    FctStream(const std::string& path, Diagnostics& diag) : m_file(path, diag) {}
-    void add(const FctRecord& record);
+    LineStream(const std::string& path, Diagnostics& diag) : m_file(path, diag) {}
+    void add(std::string_view line);
+    // Writes what is buffered and renames the file into place; false (reported) on any failure.
     bool commit();
     uint64_t lines() const { return m_lines; }
 
@@ -66,16 +62,15 @@ private:
     uint64_t m_lines = 0;
 };
 
-// Collects pfc.txt lines in event order.
-class PfcWriter {
+template <typename Record, std::string (*Format)(const Record&)>
+class RecordStream : public LineStream {
 public:
-    void add(const PfcRecord& record) { m_records.push_back(record); }
-    const std::vector<PfcRecord>& records() const { return m_records; }
-    bool write(const std::string& path, Diagnostics& diag) const;
-
-private:
-    std::vector<PfcRecord> m_records;
+    using LineStream::LineStream;
+    void add(const Record& record) { LineStream::add(Format(record)); }
 };
+using FctStream = RecordStream<FctRecord, formatFctLine>;                          // completion order
+using PfcStream = RecordStream<PfcRecord, formatPfcLine>;                          // event order
+using QueueSampleStream = RecordStream<QueueSampleRecord, formatQueueSampleLine>;  // time order
 
 // As writeFileAtomically, for JSON summaries: the text must parse as JSON (an error otherwise, and nothing is
 // written), and a final newline is added when missing.

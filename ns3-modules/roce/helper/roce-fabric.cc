@@ -231,7 +231,13 @@ RoceFabric::~RoceFabric() {
 
 void RoceFabric::RecordPause(RoceFabric* self, uint32_t nodeId, bool isSwitch, uint32_t port,
                              uint8_t priority, bool pause, uint64_t) {
-    self->m_pfc.push_back({nowPs(), nodeId, isSwitch, port, priority, pause});
+    const PfcEvent event{nowPs(), nodeId, isSwitch, port, priority, pause};
+    self->m_pauseFrames += pause;
+    if (self->m_pfcSink) {
+        self->m_pfcSink(event);
+    } else {
+        self->m_pfc.push_back(event);
+    }
 }
 
 RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) const {

@@ -75,7 +75,11 @@ public:
     // routes stay. False when the nodes share no cable.
     bool ScheduleLinkDown(uint32_t nodeA, uint32_t nodeB, TimePs atPs);
 
+    // PFC frames received so far, in order; empty once a sink takes them (SetPfcSink).
     const std::vector<PfcEvent>& Pfc() const { return m_pfc; }
+    // Hands every later PFC frame to `sink` instead of keeping it: long runs stream pfc.txt.
+    void SetPfcSink(std::function<void(const PfcEvent&)> sink) { m_pfcSink = std::move(sink); }
+    uint64_t PauseFramesReceived() const { return m_pauseFrames; }
     uint64_t TotalDrops() const;
     uint64_t DataPacketHops() const;
     // In-order payload bytes accepted by all NICs: what the hang detectors watch.
@@ -118,6 +122,8 @@ private:
     std::unordered_map<uint64_t, Connection> m_connections;  // reuseConnections: by (src, dst, priority)
     uint64_t m_nextConnection = uint64_t{1} << 62;           // ids apart from message ids
     std::vector<PfcEvent> m_pfc;
+    std::function<void(const PfcEvent&)> m_pfcSink;
+    uint64_t m_pauseFrames = 0;
 };
 
 // Sets ns-3's time resolution to picoseconds and selects our event scheduler (must run before any ns3::Time

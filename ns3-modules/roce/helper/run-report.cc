@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "result-writers.h"
+#include "roce-timing.h"
 #include "util/atomic-file.h"
 
 namespace mlnet::roce {
@@ -13,9 +14,7 @@ NetworkTotals networkTotals(const RoceFabric& fabric) {
     t.drops = fabric.TotalDrops();
     t.dataPacketHops = fabric.DataPacketHops();
     t.deliveredBytes = fabric.DeliveredBytes();
-    for (const PfcEvent& e : fabric.Pfc()) {
-        t.pauseFrames += e.pause;
-    }
+    t.pauseFrames = fabric.PauseFramesReceived();
     for (uint32_t h = 0; h < fabric.NumHosts(); ++h) {
         const RoceNic& nic = fabric.Nic(h);
         t.cnps += nic.CnpsSent();
@@ -86,27 +85,37 @@ nlohmann::ordered_json switchesJson(const RoceFabric& fabric) {
     return switches;
 }
 
-bool writePfcFile(const RoceFabric& fabric, const std::string& path, Diagnostics& diag) {
-    PfcWriter pfc;
-    for (const PfcEvent& e : fabric.Pfc()) {
-        pfc.add({psToNs(e.timePs), e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
+MonitorFiles::MonitorFiles(RoceFabric& fabric, const std::string& pfcPath, const std::string& queuePath,
+                           Diagnostics& diag) {
+    if (!pfcPath.empty()) {
+        m_pfc = std::make_unique<PfcStream>(pfcPath, diag);
+        fabric.SetPfcSink([this](const PfcEvent& e) {
+            m_pfc->add(
+                {psToNs(e.timePs), e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
+        });
     }
-    return pfc.write(path, diag);
-}
-
-bool writeQueueSamples(const RoceFabric& fabric, const std::string& path, uint64_t startNs, uint64_t endNs,
-                       Diagnostics& diag) {
-    std::string text;
-    for (const auto& sw : fabric.Switches()) {
-        for (const auto& q : sw->QueueSamples()) {
-            const uint64_t ns = psToNs(q.timePs);
-            if (ns >= startNs && ns <= endNs) {
-                text += std::to_string(ns) + " " + std::to_string(sw->NodeId()) + " " +
-                        std::to_string(q.port) + " " + std::to_string(q.bytes) + "\n";
-            }
+    if (!queuePath.empty()) {
+        m_queues = std::make_unique<QueueSampleStream>(queuePath, diag);
+        for (const auto& sw : fabric.Switches()) {
+            sw->TraceConnectWithoutContext("QueueSample",
+                                           ns3::MakeCallback(&MonitorFiles::AddQueueSample, this));
         }
     }
-    return writeFileAtomically(path, text, diag);
+}
+
+void MonitorFiles::AddQueueSample(uint32_t nodeId, uint32_t port, uint64_t bytes) {
+    m_queues->add({psToNs(nowPs()), nodeId, port, bytes});
+}
+
+bool MonitorFiles::commit() {
+    bool ok = true;
+    if (m_pfc) {
+        ok = m_pfc->commit() && ok;
+    }
+    if (m_queues) {
+        ok = m_queues->commit() && ok;
+    }
+    return ok;
 }
 
 }  // namespace mlnet::roce

@@ -1,14 +1,17 @@
 // What a run says about its network, shared by mlnet-flows and mlnet-ns3: totals (drops, PFC pauses and
 // paused time, ECN marks, CNPs, NACKs, timeouts, retransmissions, packet-hops), the largest and the
-// 99th-percentile egress queue of every switch tier (time-weighted), and the pfc.txt and queue-sample files.
+// 99th-percentile egress queue of every switch tier (time-weighted), and the pfc.txt and queue-sample
+// streams.
 #ifndef MLNET_ROCE_RUN_REPORT_H
 #define MLNET_ROCE_RUN_REPORT_H
 
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 
+#include "result-writers.h"
 #include "roce-fabric.h"
 
 namespace mlnet::roce {
@@ -36,11 +39,23 @@ nlohmann::ordered_json toJson(const NetworkTotals& totals);
 // Per switch: drops, ECN marks, pauses sent, peak buffer, and per port the bytes sent and the largest queue.
 nlohmann::ordered_json switchesJson(const RoceFabric& fabric);
 
-// pfc.txt in the reference's columns; the queue samples as "time_ns switch port bytes" lines inside [startNs,
-// endNs]. Both atomic; false (reported) on failure.
-bool writePfcFile(const RoceFabric& fabric, const std::string& path, Diagnostics& diag);
-bool writeQueueSamples(const RoceFabric& fabric, const std::string& path, uint64_t startNs, uint64_t endNs,
-                       Diagnostics& diag);
+// pfc.txt (the reference's columns) and the queue samples ("time_ns switch port bytes"), streamed to their
+// files while the fabric runs, so a long run holds none of them; construct before the run, commit() after.
+// An empty path leaves that file out. Each file appears whole at commit() or not at all.
+class MonitorFiles {
+public:
+    MonitorFiles(RoceFabric& fabric, const std::string& pfcPath, const std::string& queuePath,
+                 Diagnostics& diag);
+    MonitorFiles(const MonitorFiles&) = delete;
+    MonitorFiles& operator=(const MonitorFiles&) = delete;
+    bool commit();
+
+private:
+    void AddQueueSample(uint32_t nodeId, uint32_t port, uint64_t bytes);
+
+    std::unique_ptr<PfcStream> m_pfc;
+    std::unique_ptr<QueueSampleStream> m_queues;
+};
 
 }  // namespace mlnet::roce
 

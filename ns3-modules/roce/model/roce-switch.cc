@@ -25,7 +25,14 @@ ns3::TypeId RoceSwitch::GetTypeId() {
                             "A data packet was CE-marked at dequeue: node, egress port, packet, the egress "
                             "queue of its class after it left (bytes).",
                             ns3::MakeTraceSourceAccessor(&RoceSwitch::m_ecnTrace),
-                            "mlnet::roce::RoceSwitch::MarkCallback");
+                            "mlnet::roce::RoceSwitch::MarkCallback")
+            .AddTraceSource(
+                "QueueSample",
+                "An egress port's queue (bytes, all classes) at a dequeue, at most once per "
+                "SwitchSettings::queueSampleIntervalPs and only inside the sampling window: node, "
+                "port, bytes.",
+                ns3::MakeTraceSourceAccessor(&RoceSwitch::m_queueSampleTrace),
+                "mlnet::roce::RoceSwitch::QueueSampleCallback");
     return tid;
 }
 
@@ -269,7 +276,7 @@ void RoceSwitch::Sample(uint32_t port) {
     Port& p = m_ports[port];
     const TimePs now = nowPs();
     if (now >= p.nextSamplePs && now >= m_settings.queueSampleStartPs && now <= m_settings.queueSampleEndPs) {
-        m_samples.push_back({now, port, m_mmu->egressPortBytes(port)});
+        m_queueSampleTrace(m_nodeId, port, m_mmu->egressPortBytes(port));
         p.nextSamplePs = now + m_settings.queueSampleIntervalPs;
     }
 }

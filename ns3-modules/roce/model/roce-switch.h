@@ -92,12 +92,6 @@ public:
 
     uint32_t Vertex() const { return m_vertex; }
 
-    struct QueueSample {
-        TimePs timePs;
-        uint32_t port;
-        uint64_t bytes;
-    };
-    const std::vector<QueueSample>& QueueSamples() const { return m_samples; }
     uint64_t MaxQueueBytes(uint32_t port) const { return m_ports[port].maxQueueBytes; }
     // With SwitchSettings::queueHistograms: the port's queue over time, up to now.
     QueueHistogram QueueTime(uint32_t port) const;
@@ -108,6 +102,7 @@ public:
                                  DropReason reason);
     typedef void (*MarkCallback)(uint32_t switchNode, uint32_t egressPort, const RocePacket* packet,
                                  uint64_t queueBytes);
+    typedef void (*QueueSampleCallback)(uint32_t switchNode, uint32_t port, uint64_t queueBytes);
 
 private:
     struct Port {
@@ -148,10 +143,10 @@ private:
     uint64_t m_drops = 0;
     uint64_t m_ecnMarks = 0;
     uint64_t m_pausesSent = 0;
-    std::vector<QueueSample> m_samples;
     ns3::TracedCallback<uint32_t, uint32_t, uint8_t, bool> m_pfcTrace;
     ns3::TracedCallback<uint32_t, uint32_t, const RocePacket*, DropReason> m_dropTrace;
     ns3::TracedCallback<uint32_t, uint32_t, const RocePacket*, uint64_t> m_ecnTrace;
+    ns3::TracedCallback<uint32_t, uint32_t, uint64_t> m_queueSampleTrace;
 };
 
 }  // namespace mlnet::roce
