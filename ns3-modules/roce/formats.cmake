@@ -1,8 +1,10 @@
-# File formats of the HPCC-style flow experiments (config.txt and its JSON form, topology and flow files, fct.txt
-# and pfc.txt writers). Pure C++, no ns-3, so the readers are tested without a simulator.
+# File formats of the HPCC-style flow experiments (config.txt and its JSON form, topology and flow files and their
+# generator, flow-size CDFs, fct.txt and pfc.txt writers). Pure C++, no ns-3, so the readers are tested without a simulator.
 add_library(mlnet_roce_formats STATIC
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/hpcc-config.cc
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/flow-file.cc
+  ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/flow-size-cdf.cc
+  ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/flow-generator.cc
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/result-writers.cc
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/astra-ns3-inputs.cc
 )

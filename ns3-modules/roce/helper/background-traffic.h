@@ -13,23 +13,11 @@
 
 #include "ns3/random-variable-stream.h"
 
+#include "flow-size-cdf.h"
 #include "network-description.h"
 #include "roce-fabric.h"
 
 namespace mlnet::roce {
-
-// A flow-size distribution.
-class FlowSizeCdf {
-public:
-    // Sizes must not decrease and percentages must rise from 0 to 100; errors name the file and the line.
-    static std::optional<FlowSizeCdf> Load(const std::string& path, Diagnostics& diag);
-    // The size at cumulative probability u in [0, 1).
-    uint64_t SizeAt(double u) const;
-    double MeanBytes() const;
-
-private:
-    std::vector<std::pair<double, double>> m_points;  // (size bytes, cumulative fraction)
-};
 
 class BackgroundTraffic {
 public:

@@ -1,7 +1,10 @@
 #include "flow-file.h"
+
 #include "util/decimal.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -134,6 +137,18 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const TopologySpec& 
         return {};
     }
     return flows;
+}
+
+std::string formatFlowFile(const std::vector<FlowSpec>& flows) {
+    std::string text = std::to_string(flows.size()) + "\n";
+    char line[128];
+    for (const FlowSpec& f : flows) {
+        const int n = std::snprintf(line, sizeof line, "%u %u %u %u %" PRIu64 " %" PRIu64 ".%09" PRIu64 "\n",
+                                    f.srcNode, f.dstNode, unsigned{f.priority}, unsigned{f.dport},
+                                    f.sizeBytes, f.startNs / 1'000'000'000, f.startNs % 1'000'000'000);
+        text.append(line, static_cast<std::size_t>(n));
+    }
+    return text;
 }
 
 }  // namespace mlnet::roce

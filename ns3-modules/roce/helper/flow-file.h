@@ -28,6 +28,10 @@ struct FlowSpec {
 // reference does.
 std::vector<FlowSpec> loadFlowFile(const std::string& path, const TopologySpec& topology, Diagnostics& diag);
 
+// The file loadFlowFile reads back exactly: the count, then one line per flow with the start in seconds to
+// the nanosecond ("2.000012345"). Flows must be sorted by start (the reference starts them in file order).
+std::string formatFlowFile(const std::vector<FlowSpec>& flows);
+
 }  // namespace mlnet::roce
 
 #endif

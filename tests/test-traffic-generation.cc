@@ -1,0 +1,173 @@
+// Flow-file generation: the CDF's closed forms, Poisson arrivals at the offered load, incast and permutation
+// patterns, exact round trips through the flow-file reader, determinism per seed, and mlnet-trafficgen's
+// answers to bad options.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "flow-file.h"
+#include "flow-generator.h"
+#include "flow-size-cdf.h"
+#include "network/topology-builders.h"
+#include "trace-test-util.h"
+
+namespace mlnet::roce {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TrafficGeneration : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = makeTempDir("trafficgen");
+        // Sizes uniform in [0, 1000] for half the mass and in [1000, 3000] for the rest: mean 250 + 1000.
+        writeFileBytes(m_dir + "/cdf.txt", "0 0\n1000 50\n3000 100\n");
+    }
+    FlowSizeCdf cdf() {
+        Diagnostics diag;
+        std::optional<FlowSizeCdf> c = FlowSizeCdf::Load(m_dir + "/cdf.txt", diag);
+        EXPECT_TRUE(c.has_value()) << diag.format(Severity::Error);
+        return *c;
+    }
+    static std::vector<FlowHost> hosts(uint32_t n, uint64_t rateBps = 100'000'000'000ull) {
+        std::vector<FlowHost> h;
+        for (uint32_t i = 0; i < n; ++i) {
+            h.push_back({i, rateBps});
+        }
+        return h;
+    }
+    struct Run {
+        int status;
+        std::string out, err;
+    };
+    Run trafficgen(const std::string& args) {
+        const std::string cmd = std::string(MLNET_BIN_DIR) + "/mlnet-trafficgen " + args + " > " + m_dir +
+                                "/out.txt 2> " + m_dir + "/err.txt";
+        const int raw = std::system(cmd.c_str());
+        return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, readFileBytes(m_dir + "/out.txt"),
+                readFileBytes(m_dir + "/err.txt")};
+    }
+    std::string m_dir;
+};
+
+TEST_F(TrafficGeneration, CdfInterpolatesLinearlyAndKnowsItsMean) {
+    const FlowSizeCdf c = cdf();
+    EXPECT_EQ(c.SizeAt(0.25), 500u);
+    EXPECT_EQ(c.SizeAt(0.5), 1000u);
+    EXPECT_EQ(c.SizeAt(0.75), 2000u);
+    EXPECT_EQ(c.SizeAt(0.0), 1u);  // never a zero-byte flow
+    EXPECT_DOUBLE_EQ(c.MeanBytes(), 0.5 * 500 + 0.5 * 2000);
+
+    Diagnostics diag;
+    writeFileBytes(m_dir + "/bad.txt", "0 0\n1000 60\n900 100\n");
+    EXPECT_FALSE(FlowSizeCdf::Load(m_dir + "/bad.txt", diag));
+    EXPECT_THAT(diag.firstError(), HasSubstr("bad.txt: line 3: sizes and percentages must not decrease"));
+}
+
+TEST_F(TrafficGeneration, PoissonArrivalsOfferTheLoadAndRoundTripThroughTheReader) {
+    const FlowDefaults defaults;
+    const uint64_t durationNs =
+        20'000'000;  // 20 ms at 100 Gb/s, mean 1250 B: ~60,000 flows per host at load 0.3
+    const std::vector<FlowSpec> flows = poissonFlows(hosts(16), cdf(), 0.3, durationNs, defaults);
+    uint64_t bytes = 0;
+    std::map<uint32_t, uint64_t> perSource;
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+        const FlowSpec& f = flows[i];
+        ASSERT_NE(f.srcNode, f.dstNode);
+        ASSERT_LT(f.dstNode, 16u);
+        ASSERT_GE(f.startNs, defaults.startNs);
+        ASSERT_LE(f.startNs, defaults.startNs + durationNs);
+        if (i > 0) {
+            ASSERT_GE(f.startNs, flows[i - 1].startNs);
+        }
+        bytes += f.sizeBytes;
+        perSource[f.srcNode] += f.sizeBytes;
+    }
+    const double capacityBytes = 16 * 100e9 / 8 * 0.02;
+    EXPECT_NEAR(static_cast<double>(bytes) / capacityBytes, 0.3, 0.3 * 0.03);
+    EXPECT_EQ(perSource.size(), 16u);
+    for (const auto& [src, b] : perSource) {
+        EXPECT_NEAR(static_cast<double>(b) / (capacityBytes / 16), 0.3, 0.3 * 0.1) << "host " << src;
+    }
+    // The reader gets back exactly what was generated.
+    writeFileBytes(m_dir + "/flows.txt", formatFlowFile(flows));
+    Diagnostics diag;
+    std::vector<FlowSpec> read = loadFlowFile(m_dir + "/flows.txt", buildStar(16, LinkSettings{}), diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    ASSERT_EQ(read.size(), flows.size());
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+        ASSERT_EQ(read[i].startNs, flows[i].startNs);
+        ASSERT_EQ(read[i].sizeBytes, flows[i].sizeBytes);
+        ASSERT_EQ(read[i].srcNode, flows[i].srcNode);
+        ASSERT_EQ(read[i].dstNode, flows[i].dstNode);
+    }
+    // A seed gives one file; another seed another.
+    EXPECT_EQ(formatFlowFile(poissonFlows(hosts(16), cdf(), 0.3, durationNs, defaults)),
+              formatFlowFile(flows));
+    FlowDefaults other = defaults;
+    other.seed = 2;
+    EXPECT_NE(formatFlowFile(poissonFlows(hosts(16), cdf(), 0.3, durationNs, other)), formatFlowFile(flows));
+}
+
+TEST_F(TrafficGeneration, IncastRoundsAndPermutations) {
+    FlowDefaults defaults;
+    const std::vector<FlowSpec> incast = incastFlows(hosts(10), 3, 4, 1'000'000, 5, 50'000, defaults);
+    ASSERT_EQ(incast.size(), 20u);
+    for (uint32_t r = 0; r < 5; ++r) {
+        std::set<uint32_t> senders;
+        for (uint32_t i = 0; i < 4; ++i) {
+            const FlowSpec& f = incast[r * 4 + i];
+            EXPECT_EQ(f.dstNode, 3u);
+            EXPECT_NE(f.srcNode, 3u);
+            EXPECT_EQ(f.startNs, defaults.startNs + r * 50'000u);
+            senders.insert(f.srcNode);
+        }
+        EXPECT_EQ(senders.size(), 4u) << "round " << r;
+    }
+    const std::vector<FlowSpec> perm = permutationFlows(hosts(9), 4096, defaults);
+    std::set<uint32_t> sources, destinations;
+    for (const FlowSpec& f : perm) {
+        EXPECT_NE(f.srcNode, f.dstNode);
+        sources.insert(f.srcNode);
+        destinations.insert(f.dstNode);
+    }
+    EXPECT_EQ(sources.size(), 9u);
+    EXPECT_EQ(destinations.size(), 9u);
+}
+
+TEST_F(TrafficGeneration, ToolWritesTheFileAndRejectsBadOptions) {
+    const std::string out = m_dir + "/gen.txt";
+    Run ok = trafficgen("--hosts=8 --cdf=" + m_dir + "/cdf.txt --load=0.5 --duration=1ms --output=" + out);
+    ASSERT_EQ(ok.status, 0) << ok.err;
+    EXPECT_THAT(ok.out, HasSubstr("8 hosts, offered load 0."));
+    Diagnostics diag;
+    EXPECT_FALSE(loadFlowFile(out, buildStar(8, LinkSettings{}), diag).empty());
+
+    const std::pair<std::string, std::string> bad[] = {
+        {"--hosts=8x --pattern=permutation --size=1MB", "--hosts=8x: is not a number"},
+        {"--hosts=8 --pattern=permutation --size=0", "--size=0: is zero"},
+        {"--hosts=8 --cdf=c --load=0 --duration=1ms",
+         "--load=0: is out of range; expected a number in (0, 1]"},
+        {"--hosts=8 --cdf=c --load=0.3 --duration=5", "--duration=5"},
+        {"--hosts=8 --pattern=incast --senders=8 --size=1MB", "--senders=8: is out of range"},
+        {"--hosts=8 --pattern=ring --size=1MB", "--pattern=ring: expected poisson, incast or permutation"},
+        {"--hosts=8 --pattern=permutation --size=1MB --priority=9", "--priority=9: is out of range"},
+    };
+    for (const auto& [args, message] : bad) {
+        Run r = trafficgen(args + " --output=" + m_dir + "/never.txt");
+        EXPECT_EQ(r.status, 1) << args;
+        EXPECT_THAT(r.err, HasSubstr(message)) << args;
+    }
+    Run missing =
+        trafficgen("--hosts=8 --cdf=" + m_dir + "/none.txt --load=0.3 --duration=1ms --output=" + out);
+    EXPECT_EQ(missing.status, 2);
+    EXPECT_THAT(missing.err, HasSubstr("none.txt"));
+}
+
+}  // namespace
+}  // namespace mlnet::roce
