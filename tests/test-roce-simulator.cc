@@ -32,13 +32,13 @@ void CheckAgainstReference(RoceEventQueue& queue, const std::function<uint64_t(s
         const bool push = reference.empty() || (rng() % 100) < 52;
         if (push) {
             const uint64_t ts = now + delay(rng);
-            queue.Push({ts, uid, static_cast<uint32_t>(uid)});
+            queue.Push({ts, uid, nullptr, nullptr, uid});
             reference.insert({ts, uid});
             ++uid;
         } else {
             const RoceEventQueue::Entry e = queue.Pop();
             ASSERT_EQ(Key(e.ts, e.uid), *reference.begin()) << "operation " << op;
-            ASSERT_EQ(e.slot, static_cast<uint32_t>(e.uid));
+            ASSERT_EQ(e.arg, e.uid);
             reference.erase(reference.begin());
             now = e.ts;
         }
@@ -97,11 +97,11 @@ TEST(RoceEventQueue, WindowFollowsLongIdleGaps) {
 TEST(RoceEventQueue, ForEachVisitsEveryPendingEntryOnce) {
     RoceEventQueue queue(4, 6);
     for (uint64_t i = 0; i < 500; ++i) {
-        queue.Push({(i * 7919) % 5000, i, static_cast<uint32_t>(i)});
+        queue.Push({(i * 7919) % 5000, i, nullptr, nullptr, i});
     }
     (void)queue.Pop();
     std::vector<int> seen(500, 0);
-    queue.ForEach([&](const RoceEventQueue::Entry& e) { ++seen[e.slot]; });
+    queue.ForEach([&](const RoceEventQueue::Entry& e) { ++seen[e.arg]; });
     int total = 0;
     for (int s : seen) {
         EXPECT_LE(s, 1);

@@ -30,8 +30,8 @@ void RoceEventQueue::Clear() {
     std::fill(m_head.begin(), m_head.end(), kNone);
     std::fill(m_bits.begin(), m_bits.end(), 0);
     std::fill(m_summary.begin(), m_summary.end(), 0);
-    m_nodes.clear();
-    m_freeNode = kNone;
+    m_chunks.clear();
+    m_freeChunk = kNone;
     m_wheelSize = 0;
     m_heap.clear();
     m_size = 0;
@@ -46,16 +46,22 @@ void RoceEventQueue::Push(const Entry& e) {
     if (bucket == m_runBucket) {
         InsertIntoRun(e);
     } else if (bucket > m_runBucket && bucket - m_runBucket < m_buckets) {
-        uint32_t n = m_freeNode;
-        if (n != kNone) {
-            m_freeNode = m_nodes[n].next;
-        } else {
-            n = static_cast<uint32_t>(m_nodes.size());
-            m_nodes.push_back({});
-        }
         const std::size_t b = bucket & (m_buckets - 1);
-        m_nodes[n] = {e, m_head[b]};
-        m_head[b] = n;
+        uint32_t c = m_head[b];
+        if (c == kNone || m_chunks[c].count == kChunkEntries) {
+            uint32_t fresh = m_freeChunk;
+            if (fresh != kNone) {
+                m_freeChunk = m_chunks[fresh].next;
+            } else {
+                fresh = static_cast<uint32_t>(m_chunks.size());
+                m_chunks.emplace_back();
+            }
+            m_chunks[fresh].count = 0;
+            m_chunks[fresh].next = c;
+            m_head[b] = c = fresh;
+        }
+        Chunk& chunk = m_chunks[c];
+        chunk.entries[chunk.count++] = e;
         m_bits[b >> 6] |= uint64_t{1} << (b & 63);
         m_summary[b >> 12] |= uint64_t{1} << ((b >> 6) & 63);
         ++m_wheelSize;
@@ -99,13 +105,14 @@ void RoceEventQueue::Refill() {
         b = FindFrom(0);
     }
     m_runBucket += 1 + ((b - start) & (m_buckets - 1));
-    for (uint32_t n = m_head[b]; n != kNone;) {
-        m_run.push_back(m_nodes[n].entry);
-        const uint32_t next = m_nodes[n].next;
-        m_nodes[n].next = m_freeNode;
-        m_freeNode = n;
-        n = next;
-        --m_wheelSize;
+    for (uint32_t c = m_head[b]; c != kNone;) {
+        Chunk& chunk = m_chunks[c];
+        m_run.insert(m_run.end(), chunk.entries, chunk.entries + chunk.count);
+        m_wheelSize -= chunk.count;
+        const uint32_t next = chunk.next;
+        chunk.next = m_freeChunk;
+        m_freeChunk = c;
+        c = next;
     }
     m_head[b] = kNone;
     m_bits[b >> 6] &= ~(uint64_t{1} << (b & 63));

@@ -1,10 +1,10 @@
 // The pending-event queue of RoceSimulatorImpl: entries ordered by (time, uid), popped in exactly that order.
 // A packet run keeps thousands of events pending, nearly all due within a few microseconds (a serialisation
 // time, a link delay), so a binary or 4-ary heap spends most of its time in unpredictable comparisons. Here
-// near events go to a timing wheel of fixed-width buckets (a vector per bucket, a two-level bitmap of
-// non-empty buckets); the bucket being consumed is sorted once into a small run. Events beyond the wheel's
-// horizon, and the rare ones that land behind the run, go to a 4-ary heap; each pop takes the earlier of the
-// run's head and the heap's top, so the order is exact whatever goes where.
+// near events go to a timing wheel of fixed-width buckets (a chain of fixed-size chunks per bucket, from one
+// pool, and a two-level bitmap of non-empty buckets); the bucket being consumed is sorted once into a small
+// run. Events beyond the wheel's horizon, and the rare ones that land behind the run, go to a 4-ary heap;
+// each pop takes the earlier of the run's head and the heap's top, so the order is exact whatever goes where.
 //
 // Precondition (a simulator's): a pushed entry is never earlier than the last popped one, and uids grow.
 #ifndef MLNET_ROCE_EVENT_QUEUE_H
@@ -17,10 +17,14 @@ namespace mlnet::roce {
 
 class RoceEventQueue {
 public:
+    using Call = void (*)(void* object, uint64_t arg);
+    // The event itself travels in the queue: no side table to look up when it runs.
     struct Entry {
         uint64_t ts;
         uint64_t uid;
-        uint32_t slot;  // the owner's payload index
+        Call call;
+        void* object;
+        uint64_t arg;
     };
     static bool Earlier(const Entry& a, const Entry& b) { return a.ts != b.ts ? a.ts < b.ts : a.uid < b.uid; }
 
@@ -40,9 +44,11 @@ public:
 
 private:
     static constexpr uint32_t kNone = UINT32_MAX;
-    struct Node {
-        Entry entry;
-        uint32_t next;
+    static constexpr uint32_t kChunkEntries = 7;  // 7 x 40 + 8 bytes: four and a half cache lines
+    struct Chunk {
+        Entry entries[kChunkEntries];
+        uint32_t count;
+        uint32_t next;  // the bucket's older chunk, or the free list
     };
 
     void InsertIntoRun(const Entry& e);
@@ -55,9 +61,9 @@ private:
     const uint64_t m_buckets;
     std::vector<Entry> m_run;  // the entries of bucket m_runBucket, latest first (the earliest at the back)
     uint64_t m_runBucket = 0;  // absolute bucket number (time >> shift)
-    std::vector<uint32_t> m_head;
-    std::vector<Node> m_nodes;
-    uint32_t m_freeNode = kNone;
+    std::vector<uint32_t> m_head;  // per bucket: its newest chunk
+    std::vector<Chunk> m_chunks;
+    uint32_t m_freeChunk = kNone;
     std::vector<uint64_t> m_bits;     // bit b: bucket b holds a list
     std::vector<uint64_t> m_summary;  // bit w: m_bits[w] != 0
     std::size_t m_wheelSize = 0;
@@ -71,8 +77,10 @@ void RoceEventQueue::ForEach(F&& f) const {
         f(e);
     }
     for (uint32_t head : m_head) {
-        for (uint32_t n = head; n != kNone; n = m_nodes[n].next) {
-            f(m_nodes[n].entry);
+        for (uint32_t c = head; c != kNone; c = m_chunks[c].next) {
+            for (uint32_t i = 0; i < m_chunks[c].count; ++i) {
+                f(m_chunks[c].entries[i]);
+            }
         }
     }
     for (const Entry& e : m_heap) {

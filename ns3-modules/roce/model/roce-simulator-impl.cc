@@ -46,14 +46,13 @@ RoceSimulatorImpl::~RoceSimulatorImpl() {
 }
 
 void RoceSimulatorImpl::DoDispose() {
-    m_queue.ForEach([this](const RoceEventQueue::Entry& e) {
-        if (ns3::EventImpl* event = m_slots[e.slot].event) {
-            event->Unref();
+    m_queue.ForEach([](const RoceEventQueue::Entry& e) {
+        if (e.call == &RunNs3Event) {
+            static_cast<ns3::EventImpl*>(e.object)->Unref();
         }
     });
     m_queue.Clear();
-    m_slots.clear();
-    m_freeSlots.clear();
+    m_removed.clear();
     if (s_current == this) {
         s_current = nullptr;
     }
@@ -62,43 +61,33 @@ void RoceSimulatorImpl::DoDispose() {
 
 void RoceSimulatorImpl::SetScheduler(ns3::ObjectFactory) {}
 
-uint64_t RoceSimulatorImpl::Insert(uint64_t ts, ns3::EventImpl* event, Call call, void* object, uint64_t arg,
-                                   uint32_t context) {
-    uint32_t slot;
-    if (!m_freeSlots.empty()) {
-        slot = m_freeSlots.back();
-        m_freeSlots.pop_back();
-        m_slots[slot] = {event, call, object, arg, context, false};
-    } else {
-        slot = static_cast<uint32_t>(m_slots.size());
-        m_slots.push_back({event, call, object, arg, context, false});
-    }
+void RoceSimulatorImpl::RunNs3Event(void* event, uint64_t) {
+    ns3::EventImpl* e = static_cast<ns3::EventImpl*>(event);
+    e->Invoke();  // a cancelled event does nothing, but is counted, as in ns-3's implementation
+    e->Unref();
+}
+
+uint64_t RoceSimulatorImpl::InsertNs3Event(uint64_t ts, ns3::EventImpl* event, uint32_t context) {
     const uint64_t uid = m_nextUid++;
-    m_queue.Push({ts, uid, slot});
+    m_queue.Push({ts, uid, &RunNs3Event, event, context});
     return uid;
 }
 
 void RoceSimulatorImpl::Run() {
     m_stop = false;
     while (!m_queue.Empty() && !m_stop) {
-        const RoceEventQueue::Entry next = m_queue.Pop();
-        const Payload p = m_slots[next.slot];
-        m_slots[next.slot].event = nullptr;  // Remove's search must not find a finished event
-        m_freeSlots.push_back(next.slot);
-        if (p.removed) {
-            p.event->Unref();
+        const RoceEventQueue::Entry e = m_queue.Pop();
+        const bool ns3Event = e.call == &RunNs3Event;
+        if (ns3Event && !m_removed.empty() && m_removed.erase(static_cast<ns3::EventImpl*>(e.object))) {
+            static_cast<ns3::EventImpl*>(e.object)->Unref();
             continue;
         }
         ++m_executed;
-        m_now = next.ts;
-        m_currentUid = next.uid;
-        m_context = p.context;
-        if (p.event) {
-            p.event->Invoke();  // a cancelled event does nothing, but is counted, as in ns-3's implementation
-            p.event->Unref();
-        } else {
-            p.call(p.object, p.arg);
-        }
+        m_now = e.ts;
+        m_currentUid = e.uid;
+        // Light events carry no context (they are the model's own); ns-3 events run in theirs.
+        m_context = ns3Event ? static_cast<uint32_t>(e.arg) : ns3::Simulator::NO_CONTEXT;
+        e.call(e.object, e.arg);
     }
 }
 
@@ -127,7 +116,7 @@ void RoceSimulatorImpl::Stop(const ns3::Time& delay) {
 ns3::EventId RoceSimulatorImpl::Schedule(const ns3::Time& delay, ns3::EventImpl* event) {
     NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "RoceSimulatorImpl::Schedule: negative delay");
     const uint64_t ts = m_now + static_cast<uint64_t>(delay.GetTimeStep());
-    const uint64_t uid = Insert(ts, event, nullptr, nullptr, 0, m_context);
+    const uint64_t uid = InsertNs3Event(ts, event, m_context);
     return ns3::EventId(event, ts, m_context, static_cast<uint32_t>(uid));
 }
 
@@ -135,7 +124,7 @@ void RoceSimulatorImpl::ScheduleWithContext(uint32_t context, const ns3::Time& d
     // Single-threaded: events from other threads are not supported (ns-3's default implementation queues
     // them).
     NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "RoceSimulatorImpl::ScheduleWithContext: negative delay");
-    Insert(m_now + static_cast<uint64_t>(delay.GetTimeStep()), event, nullptr, nullptr, 0, context);
+    InsertNs3Event(m_now + static_cast<uint64_t>(delay.GetTimeStep()), event, context);
 }
 
 ns3::EventId RoceSimulatorImpl::ScheduleNow(ns3::EventImpl* event) {
@@ -165,14 +154,9 @@ void RoceSimulatorImpl::Remove(const ns3::EventId& id) {
     if (IsExpired(id)) {
         return;
     }
-    // Rare (cancellation is lazy): a linear search, and the entry stays queued, marked, until its time.
-    for (Payload& p : m_slots) {
-        if (p.event == id.PeekEventImpl() && !p.removed) {
-            p.event->Cancel();
-            p.removed = true;
-            return;
-        }
-    }
+    // Rare (cancellation is lazy): the entry stays queued, marked, until its time.
+    id.PeekEventImpl()->Cancel();
+    m_removed.insert(id.PeekEventImpl());
 }
 
 void RoceSimulatorImpl::Cancel(const ns3::EventId& id) {

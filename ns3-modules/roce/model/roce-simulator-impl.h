@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <list>
+#include <unordered_set>
 #include <vector>
 
 #include "ns3/event-id.h"
@@ -32,7 +33,7 @@ public:
     static RoceSimulatorImpl* Current() { return s_current; }
     // Runs call(object, arg) after delayPs (picoseconds: the model sets ns-3's resolution to them).
     void ScheduleCall(TimePs delayPs, Call call, void* object, uint64_t arg) {
-        Insert(m_now + delayPs, nullptr, call, object, arg, m_context);
+        m_queue.Push({m_now + delayPs, m_nextUid++, call, object, arg});
     }
     TimePs NowPs() const { return m_now; }
 
@@ -63,21 +64,14 @@ protected:
     void DoDispose() override;
 
 private:
-    struct Payload {
-        ns3::EventImpl* event;  // an ns-3 event, or null for a light one
-        Call call;
-        void* object;
-        uint64_t arg;
-        uint32_t context;
-        bool removed;  // Simulator::Remove: skipped without being counted
-    };
-    uint64_t Insert(uint64_t ts, ns3::EventImpl* event, Call call, void* object, uint64_t arg,
-                    uint32_t context);
+    // An ns-3 event in the queue: call is RunNs3Event, object its EventImpl (one reference held), arg its
+    // context.
+    static void RunNs3Event(void* event, uint64_t context);
+    uint64_t InsertNs3Event(uint64_t ts, ns3::EventImpl* event, uint32_t context);
 
     static RoceSimulatorImpl* s_current;
     RoceEventQueue m_queue;
-    std::vector<Payload> m_slots;
-    std::vector<uint32_t> m_freeSlots;
+    std::unordered_set<ns3::EventImpl*> m_removed;  // Simulator::Remove: skipped when due, not counted
     std::list<ns3::EventId> m_destroyEvents;
     uint64_t m_now = 0;
     uint64_t m_nextUid;
