@@ -9,10 +9,6 @@ namespace {
 
 constexpr std::size_t kArity = 4;
 
-bool Later(const RoceEventQueue::Entry& a, const RoceEventQueue::Entry& b) {
-    return RoceEventQueue::Earlier(b, a);
-}
-
 }  // namespace
 
 RoceEventQueue::RoceEventQueue(unsigned bucketShift, unsigned wheelBits)
@@ -27,6 +23,7 @@ RoceEventQueue::RoceEventQueue(unsigned bucketShift, unsigned wheelBits)
 
 void RoceEventQueue::Clear() {
     m_run.clear();
+    m_runHead = 0;
     std::fill(m_head.begin(), m_head.end(), kNone);
     std::fill(m_bits.begin(), m_bits.end(), 0);
     std::fill(m_summary.begin(), m_summary.end(), 0);
@@ -71,25 +68,25 @@ void RoceEventQueue::Push(const Entry& e) {
 }
 
 void RoceEventQueue::InsertIntoRun(const Entry& e) {
-    // New entries are usually the latest of the bucket (largest uid): scan from the front.
-    std::size_t i = 0;
-    while (i < m_run.size() && Earlier(e, m_run[i])) {
-        ++i;
+    // New entries are usually the latest of the bucket (largest uid): they go at the end.
+    std::size_t i = m_run.size();
+    while (i > m_runHead && Earlier(e, m_run[i - 1])) {
+        --i;
     }
     m_run.insert(m_run.begin() + static_cast<std::ptrdiff_t>(i), e);
 }
 
 RoceEventQueue::Entry RoceEventQueue::Pop() {
-    if (m_run.empty()) {
+    if (m_runHead == m_run.size()) {
+        m_run.clear();
+        m_runHead = 0;
         Refill();
     }
     --m_size;
-    if (!m_heap.empty() && (m_run.empty() || Earlier(m_heap.front(), m_run.back()))) {
+    if (!m_heap.empty() && (m_runHead == m_run.size() || Earlier(m_heap.front(), m_run[m_runHead]))) {
         return HeapPop();
     }
-    const Entry e = m_run.back();
-    m_run.pop_back();
-    return e;
+    return m_run[m_runHead++];
 }
 
 void RoceEventQueue::Refill() {
@@ -119,7 +116,7 @@ void RoceEventQueue::Refill() {
     if (m_bits[b >> 6] == 0) {
         m_summary[b >> 12] &= ~(uint64_t{1} << ((b >> 6) & 63));
     }
-    std::sort(m_run.begin(), m_run.end(), Later);
+    std::sort(m_run.begin(), m_run.end(), Earlier);
 }
 
 std::size_t RoceEventQueue::FindFrom(std::size_t bucket) const {

@@ -59,8 +59,9 @@ private:
 
     const unsigned m_shift;
     const uint64_t m_buckets;
-    std::vector<Entry> m_run;  // the entries of bucket m_runBucket, latest first (the earliest at the back)
-    uint64_t m_runBucket = 0;  // absolute bucket number (time >> shift)
+    std::vector<Entry> m_run;  // the entries of bucket m_runBucket in order; popped up to m_runHead
+    std::size_t m_runHead = 0;
+    uint64_t m_runBucket = 0;      // absolute bucket number (time >> shift)
     std::vector<uint32_t> m_head;  // per bucket: its newest chunk
     std::vector<Chunk> m_chunks;
     uint32_t m_freeChunk = kNone;
@@ -73,8 +74,8 @@ private:
 
 template <typename F>
 void RoceEventQueue::ForEach(F&& f) const {
-    for (const Entry& e : m_run) {
-        f(e);
+    for (std::size_t i = m_runHead; i < m_run.size(); ++i) {
+        f(m_run[i]);
     }
     for (uint32_t head : m_head) {
         for (uint32_t c = head; c != kNone; c = m_chunks[c].next) {

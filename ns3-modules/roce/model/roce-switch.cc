@@ -59,8 +59,14 @@ void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig
     m_nodeId = nodeId;
 }
 
-uint32_t RoceSwitch::Route(const RocePacket& packet) const {
-    const uint32_t port = m_routing->choose(m_vertex, packet.srcHost, packet.dstHost, packet.udpSrcPort);
+uint32_t RoceSwitch::Route(RocePacket& packet) const {
+    uint32_t port;
+    if (packet.routeOffset != RoceRouteCache::kNoRoute) {
+        port = m_routes->Port(packet.routeOffset, packet.routeHop++);
+        port = port == RoceRouteCache::kUnreachable ? UINT32_MAX : port;
+    } else {
+        port = m_routing->choose(m_vertex, packet.srcHost, packet.dstHost, packet.udpSrcPort);
+    }
     // Routes are checked when the network is built, so a missing one is a bug, not an input error.
     NS_ABORT_MSG_IF(port == UINT32_MAX, "switch " << m_nodeId << " has no route to host " << packet.dstHost);
     return port;

@@ -14,6 +14,7 @@
 #include "network/routing.h"
 #include "roce-net-device.h"
 #include "roce-port-owner.h"
+#include "roce-route-cache.h"
 #include "switch-mmu.h"
 
 namespace mlnet::roce {
@@ -62,8 +63,10 @@ public:
     void Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig mmu, SwitchSettings settings,
                    PacketPool* pool, uint32_t nodeId);
     // Routes of the network (shared by every switch), and this switch's vertex in it.
-    void SetRouting(const Routing* routing, uint32_t vertex) {
+    // `routes` (may be null) serves packets that carry a route; others are routed here.
+    void SetRouting(const Routing* routing, const RoceRouteCache* routes, uint32_t vertex) {
         m_routing = routing;
+        m_routes = routes;
         m_vertex = vertex;
     }
     // An NPU that forwards others' traffic (multi-dimensional and switchless networks) is this switch with
@@ -80,7 +83,7 @@ public:
     void Receive(uint32_t port, RocePacket* packet) override;
 
     // Egress port chosen for a flow (tests and path tracing).
-    uint32_t Route(const RocePacket& packet) const;
+    uint32_t Route(RocePacket& packet) const;  // advances the packet along its route
 
     const SwitchMmu& Mmu() const { return *m_mmu; }
     uint64_t Drops() const { return m_drops; }
@@ -136,6 +139,7 @@ private:
     PacketPool* m_pool = nullptr;
     uint32_t m_nodeId = 0;
     const Routing* m_routing = nullptr;
+    const RoceRouteCache* m_routes = nullptr;
     uint32_t m_vertex = 0;
     RocePortOwner* m_localNic = nullptr;
     uint32_t m_localHost = UINT32_MAX;
