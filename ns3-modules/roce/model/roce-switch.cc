@@ -88,6 +88,7 @@ void RoceSwitch::Receive(uint32_t port, RocePacket* packet) {
     }
     Port& egress = m_ports[out];
     egress.queues[q].push(packet);
+    egress.nonEmpty |= static_cast<uint8_t>(1u << q);
     if (m_settings.intEnabled) {
         // Only INT reads the queue integral, which runs up to now at the queue before this packet.
         IntegrateQueue(egress, m_mmu->egressPortBytes(out) - packet->frameBytes);
@@ -127,17 +128,17 @@ void RoceSwitch::RefreshPause(uint64_t portAndPriority) {
 }
 
 int RoceSwitch::PickDataClass(Port& port, uint8_t pausedMask) {
-    auto eligible = [&](int q) { return !(pausedMask >> q & 1) && !port.queues[q].empty(); };
+    const unsigned ready = port.nonEmpty & ~pausedMask & 0xfeu;  // data classes with a frame, not paused
+    auto eligible = [&](int q) { return (ready >> q & 1) != 0; };
     if (m_settings.scheduler == DataScheduler::RoundRobin) {
-        // Per-packet round robin among classes 1..7, as the reference switch does.
-        for (int k = 0; k < kNumPriorities - 1; ++k) {
-            const int q = 1 + (port.current + k) % (kNumPriorities - 1);
-            if (eligible(q)) {
-                port.current = q;  // next call starts after q
-                return q;
-            }
+        // Per-packet round robin among classes 1..7, as the reference switch does: the first ready class
+        // after the one served last, wrapping around.
+        if (ready == 0) {
+            return -1;
         }
-        return -1;
+        const unsigned after = ready & ~((2u << port.current) - 1);
+        port.current = __builtin_ctz(after ? after : ready);
+        return port.current;
     }
     // Deficit round robin by bytes: keep serving the current class while its deficit covers the head packet.
     for (int k = 0; k < 2 * kNumPriorities; ++k) {
@@ -174,6 +175,9 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
         return m_localNic && !port.localFirst ? m_localNic->Dequeue(portIndex, pausedMask) : nullptr;
     }
     RocePacket* packet = port.queues[q].pop();
+    if (port.queues[q].empty()) {
+        port.nonEmpty &= static_cast<uint8_t>(~(1u << q));
+    }
     if (m_settings.intEnabled) {
         IntegrateQueue(port, m_mmu->egressPortBytes(portIndex));
     }

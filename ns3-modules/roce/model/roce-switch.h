@@ -111,6 +111,7 @@ private:
     struct Port {
         ns3::Ptr<RoceNetDevice> device;
         PacketQueue queues[kNumPriorities];
+        uint8_t nonEmpty = 0;  // bit q: queues[q] holds a frame
         uint64_t txBytes = 0;
         double queueByteNs = 0;  // time integral of the egress queue (INT)
         TimePs queueChangedPs = 0;
