@@ -146,8 +146,7 @@ CollectiveEngine::Chunk& CollectiveEngine::newChunk(Collective* c, uint64_t chun
     k->engine = this;
     k->collective = c;
     k->phase = 0;
-    k->chunkSeq = chunkSeq;
-    k->tag = tag;
+    k->run = PhaseRun{c->rank, c->record, nullptr, chunkSeq, tag, {}};
     return *k;
 }
 
@@ -169,10 +168,10 @@ uint32_t CollectiveEngine::queueFor(const Chunk& k) const {
             // all-gathers.
             const uint32_t firstHalf = perDim / 2;
             q = p.kind == PhaseKind::AllGather
-                    ? firstHalf + static_cast<uint32_t>(k.chunkSeq % (perDim - firstHalf))
-                    : static_cast<uint32_t>(k.chunkSeq % firstHalf);
+                    ? firstHalf + static_cast<uint32_t>(k.run.chunkSeq % (perDim - firstHalf))
+                    : static_cast<uint32_t>(k.run.chunkSeq % firstHalf);
         } else {
-            q = static_cast<uint32_t>(k.chunkSeq % perDim);
+            q = static_cast<uint32_t>(k.run.chunkSeq % perDim);
         }
     }
     return p.dimension * perDim + q;
@@ -235,9 +234,9 @@ void CollectiveEngine::startPhase(Chunk& k) {
 }
 
 void CollectiveEngine::run(Chunk& k, PhaseAlgorithm& algorithm, Callback done) {
-    k.tag.phase = k.phase;
-    const Collective& c = *k.collective;
-    k.run = PhaseRun{c.rank, c.record, &k.phases[k.phase], k.chunkSeq, k.tag, done};
+    k.run.spec = &k.phases[k.phase];
+    k.run.tag.phase = k.phase;
+    k.run.done = done;
     algorithm.start(m_host, k.run);
 }
 

@@ -59,9 +59,9 @@ private:
         std::vector<PhaseSpec> phases;
         uint32_t phase;
         uint32_t queue;
-        uint64_t chunkSeq;  // alternates the double binary trees and spreads chunks over a dimension's queues
-        CollectiveTag tag;  // group, sequence and chunk; the phase is filled in when each phase starts
-        PhaseRun run;       // of the running phase, referred to by its algorithm
+        // Rank, record, chunk sequence and tag are the chunk's own; spec, tag phase and completion change per
+        // phase. The running algorithm points to it.
+        PhaseRun run;
         PhaseAlgorithm* algorithm;                    // of the running phase
         std::vector<PhaseAlgorithm*>* algorithmPool;  // where it goes back when the phase ends
 
