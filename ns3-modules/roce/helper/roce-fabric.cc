@@ -46,7 +46,8 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     m_routes = std::make_unique<RoceRouteCache>(t, *m_routing);
     m_settings.switches.intEnabled =
         m_settings.nic.intEnabled;  // INT is end to end: switches stamp what NICs echo
-    m_pool = std::make_unique<PacketPool>(m_settings.nic.intEnabled);
+    m_pool = std::make_unique<PacketPool>(m_settings.nic.intEnabled,
+                                          m_settings.nic.intEnabled ? LongestRouteHops() : 0);
     if (!m_settings.ccFactory) {
         const uint64_t window = m_settings.windowBytes;
         m_settings.ccFactory = [window](const cc::FlowParams& flow) {
@@ -239,6 +240,26 @@ void RoceFabric::RecordPause(RoceFabric* self, uint32_t nodeId, bool isSwitch, u
     } else {
         self->m_pfc.push_back(event);
     }
+}
+
+uint32_t RoceFabric::LongestRouteHops() const {
+    // INT records per packet: exactly the longest route where walking every pair is cheap (up to 1024 hosts:
+    // about a million steps), else the most the wire format carries. Equal-cost paths have equal lengths, so
+    // one flow port per pair suffices.
+    const uint32_t hosts = NumHosts();
+    if (hosts > 1024) {
+        return kMaxIntHops;
+    }
+    uint32_t longest = 0;
+    for (uint32_t s = 0; s < hosts; ++s) {
+        for (uint32_t d = 0; d < hosts; ++d) {
+            if (s != d) {
+                longest = std::max(
+                    longest, RoceRouteCache::Length(*m_spec, *m_routing, s, d, FlowPortAllocator::kFirst));
+            }
+        }
+    }
+    return std::max<uint32_t>(longest, 1);
 }
 
 RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) const {

@@ -96,6 +96,7 @@ private:
         uint64_t bottleneckBps = 0;
     };
     Path PathBetween(uint32_t srcHost, uint32_t dstHost) const;
+    uint32_t LongestRouteHops() const;
     bool ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<RoceNetDevice>>& devices,
                         uint64_t nicRateBps, MmuConfig& mmu, Diagnostics& diag) const;
     static void RecordPause(RoceFabric* self, uint32_t nodeId, bool isSwitch, uint32_t port, uint8_t priority,

@@ -4,6 +4,7 @@
 #ifndef MLNET_ROCE_PACKET_H
 #define MLNET_ROCE_PACKET_H
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -78,7 +79,9 @@ struct RocePacket {
 // storage is attached to every packet slot only when INT is on, so runs without HPCC do not pay for it.
 class PacketPool {
 public:
-    explicit PacketPool(bool withInt = false) : m_withInt(withInt) {}
+    // With INT, every packet carries room for `intHops` records (at most kMaxIntHops).
+    explicit PacketPool(bool withInt = false, uint32_t intHops = kMaxIntHops)
+        : m_withInt(withInt), m_intHops(std::min<uint32_t>(intHops, kMaxIntHops)) {}
     PacketPool(const PacketPool&) = delete;
     PacketPool& operator=(const PacketPool&) = delete;
 
@@ -91,9 +94,9 @@ public:
             if (m_nextInBlock == kBlockPackets) {
                 m_blocks.emplace_back(new RocePacket[kBlockPackets]);
                 if (m_withInt) {
-                    m_intBlocks.emplace_back(new IntHop[kBlockPackets * kMaxIntHops]);
+                    m_intBlocks.emplace_back(new IntHop[kBlockPackets * m_intHops]);
                     for (std::size_t i = 0; i < kBlockPackets; ++i) {
-                        m_blocks.back()[i].hops = m_intBlocks.back() + i * kMaxIntHops;
+                        m_blocks.back()[i].hops = m_intBlocks.back() + i * m_intHops;
                     }
                 }
                 m_nextInBlock = 0;
@@ -114,6 +117,7 @@ public:
         m_free = p;
     }
     uint64_t issued() const { return m_issued; }
+    uint32_t intHops() const { return m_intHops; }
     ~PacketPool() {
         for (RocePacket* b : m_blocks) {
             delete[] b;
@@ -126,6 +130,7 @@ public:
 private:
     static constexpr std::size_t kBlockPackets = 4096;
     bool m_withInt;
+    uint32_t m_intHops;
     std::vector<RocePacket*> m_blocks;
     std::vector<IntHop*> m_intBlocks;
     std::size_t m_nextInBlock = kBlockPackets;

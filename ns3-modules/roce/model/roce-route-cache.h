@@ -29,8 +29,16 @@ public:
     // routing has none there.
     uint16_t Port(uint32_t offset, uint32_t hop) const { return m_ports[offset + hop]; }
     std::size_t Routes() const { return m_offsets.size(); }
+    // The number of forwarding vertices on the route, without keeping it.
+    static uint32_t Length(const TopologySpec& spec, const Routing& routing, uint32_t srcHost,
+                           uint32_t dstHost, uint16_t udpSrcPort);
 
 private:
+    // Calls add(port) for the egress port at every forwarding vertex, in order.
+    template <typename Add>
+    static void Walk(const TopologySpec& spec, const Routing& routing, uint32_t srcHost, uint32_t dstHost,
+                     uint16_t udpSrcPort, Add add);
+
     const TopologySpec& m_spec;
     const Routing& m_routing;
     std::unordered_map<uint64_t, uint32_t> m_offsets;

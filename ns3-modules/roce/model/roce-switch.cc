@@ -194,8 +194,8 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
             m_ecnTrace(m_nodeId, portIndex, packet, m_mmu->egressBytes(portIndex, static_cast<uint8_t>(q)));
         }
         if (m_settings.intEnabled) {
-            NS_ABORT_MSG_IF(packet->intHops >= kMaxIntHops,
-                            "INT stack full: path longer than " << kMaxIntHops << " switch hops");
+            NS_ABORT_MSG_IF(packet->intHops >= m_pool->intHops(),
+                            "INT stack full: path longer than " << m_pool->intHops() << " switch hops");
             packet->hops[packet->intHops++] =
                 IntHop{psToNs(nowPs()), port.txBytes, m_mmu->egressPortBytes(portIndex),
                        port.device->RateBps(), static_cast<uint64_t>(port.queueByteNs)};
