@@ -43,7 +43,6 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     const TopologySpec& t = *m_spec;
     const uint32_t vertices = t.numVertices(), hosts = t.numHosts();
     m_routing = Routing::build(t, m_settings.seed);
-    m_routes = std::make_unique<RoceRouteCache>(t, *m_routing);
     m_settings.switches.intEnabled =
         m_settings.nic.intEnabled;  // INT is end to end: switches stamp what NICs echo
     m_pool = std::make_unique<PacketPool>(m_settings.nic.intEnabled,
@@ -113,7 +112,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         m_nodes[h]->AggregateObject(nic);
         RoceSwitch* owner = npusForward ? ns3::PeekPointer(m_switches[h]) : nullptr;
         nic->Setup(h, m_devices[h], m_pool.get(), m_settings.nic, m_settings.ccFactory, m_routing.get(),
-                   m_routes.get(), owner);
+                   m_spec.get(), owner);
         if (owner) {
             owner->AttachLocalNic(ns3::PeekPointer(nic), h);
         }
@@ -132,7 +131,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         }
         RoceSwitch& sw = *m_switches[index];
         sw.Configure(m_devices[v], mmu, m_settings.switches, m_pool.get(), t.vertices[v].originalId);
-        sw.SetRouting(m_routing.get(), m_routes.get(), v);
+        sw.SetRouting(m_routing.get(), v);
     }
     // PFC events as the reference logs them: at the device that received the frame.
     for (uint32_t v = 0; v < vertices; ++v) {
@@ -254,8 +253,8 @@ uint32_t RoceFabric::LongestRouteHops() const {
     for (uint32_t s = 0; s < hosts; ++s) {
         for (uint32_t d = 0; d < hosts; ++d) {
             if (s != d) {
-                longest = std::max(
-                    longest, RoceRouteCache::Length(*m_spec, *m_routing, s, d, FlowPortAllocator::kFirst));
+                longest = std::max(longest,
+                                   RoceRoute::Length(*m_spec, *m_routing, s, d, FlowPortAllocator::kFirst));
             }
         }
     }

@@ -104,7 +104,6 @@ private:
 
     std::shared_ptr<const TopologySpec> m_spec;
     std::unique_ptr<Routing> m_routing;
-    std::unique_ptr<RoceRouteCache> m_routes;  // the routes packets carry, one per 5-tuple in use
     FabricSettings m_settings;
     std::unique_ptr<PacketPool> m_pool;
     std::unique_ptr<PcapWriter> m_pcap;

@@ -44,7 +44,8 @@ public:
 
 private:
     static constexpr uint32_t kNone = UINT32_MAX;
-    static constexpr uint32_t kChunkEntries = 7;  // 7 x 40 + 8 bytes: four and a half cache lines
+    // 3 x 40 + 8 bytes, two cache lines: buckets are usually sparse, and a chunk per event would waste more.
+    static constexpr uint32_t kChunkEntries = 3;
     struct Chunk {
         Entry entries[kChunkEntries];
         uint32_t count;

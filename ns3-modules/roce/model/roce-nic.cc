@@ -34,15 +34,15 @@ ns3::TypeId RoceNic::GetTypeId() {
 RoceNic::RoceNic() = default;
 
 void RoceNic::Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, PacketPool* pool,
-                    NicSettings settings, CcFactory ccFactory, const Routing* routing, RoceRouteCache* routes,
-                    RocePortOwner* owner) {
+                    NicSettings settings, CcFactory ccFactory, const Routing* routing,
+                    const TopologySpec* spec, RocePortOwner* owner) {
     NS_ABORT_MSG_IF(ports.empty() || ports.size() > 256, "a NIC needs 1..256 ports");
     m_host = host;
     m_pool = pool;
     m_settings = settings;
     m_ccFactory = std::move(ccFactory);
     m_routing = routing;
-    m_routes = routes;
+    m_spec = spec;
     m_ports.resize(ports.size());
     for (uint32_t p = 0; p < ports.size(); ++p) {
         Port& port = m_ports[p];
@@ -79,7 +79,7 @@ uint32_t RoceNic::OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t 
     rx.messages = std::move(keep);
     rx.active = true;
     rx.port = PortTowards(srcHost, udpSrcPort);
-    rx.route = m_routes ? m_routes->Find(m_host, srcHost, udpSrcPort) : RoceRouteCache::kNoRoute;
+    rx.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, srcHost, udpSrcPort) : RoceRoute{};
     rx.flowId = connectionId;
     rx.srcHost = srcHost;
     rx.udpSrcPort = udpSrcPort;
@@ -147,7 +147,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.udpSrcPort = udpSrcPort;
     q.priority = priority;
     q.port = PortTowards(dstHost, udpSrcPort);
-    q.route = m_routes ? m_routes->Find(m_host, dstHost, udpSrcPort) : RoceRouteCache::kNoRoute;
+    q.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, dstHost, udpSrcPort) : RoceRoute{};
     q.sizeBytes = 0;
     q.sndNxt = q.sndUna = q.highestSent = 0;
     q.startPs = q.nextAvailPs = q.lastProgressPs = now;
@@ -403,7 +403,7 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
     p->dstQp = q.dstQp;
     p->flow = q.flowId;
     p->udpSrcPort = q.udpSrcPort;
-    p->routeOffset = q.route;
+    p->route = q.route;
     p->seq = q.sndNxt;
     p->payloadBytes = payload;
     p->frameBytes = dataFrameBytes(payload, m_settings.intEnabled ? intBytes(0) : 0);
@@ -499,7 +499,7 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const
     p->flow = rx.flowId;
     p->udpSrcPort = data->udpSrcPort;
     // The data's 5-tuple picks the path; a context's route was made from the tuple it was opened with.
-    p->routeOffset = data->udpSrcPort == rx.udpSrcPort ? rx.route : RoceRouteCache::kNoRoute;
+    p->route = data->udpSrcPort == rx.udpSrcPort ? rx.route : RoceRoute{};
     p->seq = seq;
     p->payloadBytes = 0;
     p->sentPs = data->sentPs;

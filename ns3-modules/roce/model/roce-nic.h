@@ -26,7 +26,7 @@
 #include "network/routing.h"
 #include "roce-net-device.h"
 #include "roce-port-owner.h"
-#include "roce-route-cache.h"
+#include "roce-route.h"
 
 namespace mlnet::roce {
 
@@ -60,11 +60,11 @@ public:
 
     using CcFactory = std::function<std::unique_ptr<cc::CongestionControl>(const cc::FlowParams&)>;
     // `ports` are the host's devices in port order; `routing` picks a QP's port (and an ACK's) when there are
-    // several; `routes` (may be null) gives its packets their routes through the switches. When `owner` is
+    // several; with `spec` (may be null) its packets carry their routes through the switches. When `owner` is
     // given, it owns the devices (an NPU's forwarding switch) and asks this NIC for frames; otherwise the NIC
     // owns them.
     void Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, PacketPool* pool,
-               NicSettings settings, CcFactory ccFactory, const Routing* routing, RoceRouteCache* routes,
+               NicSettings settings, CcFactory ccFactory, const Routing* routing, const TopologySpec* spec,
                RocePortOwner* owner = nullptr);
 
     // Receiving side of connection `connectionId` from srcHost. Returns the context's index, which the
@@ -133,7 +133,7 @@ private:
         uint16_t udpSrcPort = 0;
         uint8_t priority = 3;
         uint8_t port = 0;
-        uint32_t route = RoceRouteCache::kNoRoute;  // of its data packets
+        RoceRoute route;  // of its data packets
         QpState state = QpState::Free;
         uint64_t sizeBytes = 0, sndNxt = 0, sndUna = 0, highestSent = 0;
         TimePs startPs = 0, nextAvailPs = 0, lastProgressPs = 0;
@@ -154,8 +154,8 @@ private:
     };
     struct RxContext {
         bool active = false;
-        uint8_t port = 0;                           // where this context's ACKs leave
-        uint32_t route = RoceRouteCache::kNoRoute;  // of its ACKs, NACKs and CNPs (the data's source port)
+        uint8_t port = 0;  // where this context's ACKs leave
+        RoceRoute route;   // of its ACKs, NACKs and CNPs (the data's source port)
         uint16_t udpSrcPort = 0;
         uint64_t flowId = 0;
         uint32_t srcHost = 0, srcQp = 0;
@@ -219,7 +219,7 @@ private:
     NicSettings m_settings;
     CcFactory m_ccFactory;
     const Routing* m_routing = nullptr;
-    RoceRouteCache* m_routes = nullptr;
+    const TopologySpec* m_spec = nullptr;  // null: packets carry no route
     std::vector<QueuePair> m_qps;
     std::vector<uint32_t> m_freeQps;
     std::vector<RxContext> m_rx;

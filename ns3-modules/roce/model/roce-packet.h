@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "int-hop.h"
+#include "roce-route.h"
 #include "util/time.h"
 
 namespace mlnet::roce {
@@ -66,9 +67,9 @@ struct RocePacket {
     uint64_t id = 0;             // unique per packet, for traces
     IntHop* hops = nullptr;      // kMaxIntHops slots when the pool carries INT, else null
     RocePacket* next = nullptr;  // intrusive FIFO link
-    // Its route (RoceRouteCache) and the forwarding vertices passed so far.
-    uint32_t routeOffset = UINT32_MAX;
-    uint32_t routeHop = 0;
+    // Its route and the forwarding vertices passed so far.
+    RoceRoute route;
+    uint8_t routeHop = 0;
     // On the cable: the device it is delivered to and the cable's failure count when it left (a frame sent
     // before a failure is lost even if the cable came back). The delivery event carries only the packet.
     RoceNetDevice* deliverTo = nullptr;
@@ -104,7 +105,7 @@ public:
             p = &m_blocks.back()[m_nextInBlock++];
         }
         p->next = nullptr;
-        p->routeOffset = UINT32_MAX;
+        p->route.length = 0;
         p->routeHop = 0;
         p->intHops = 0;
         p->ecnEcho = false;

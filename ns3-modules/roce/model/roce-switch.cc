@@ -61,9 +61,9 @@ void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig
 
 uint32_t RoceSwitch::Route(RocePacket& packet) const {
     uint32_t port;
-    if (packet.routeOffset != RoceRouteCache::kNoRoute) {
-        port = m_routes->Port(packet.routeOffset, packet.routeHop++);
-        port = port == RoceRouteCache::kUnreachable ? UINT32_MAX : port;
+    if (packet.route.length != 0) {
+        // Past the route's end only a packet that went astray (a route cut short where none existed).
+        port = packet.routeHop < packet.route.length ? packet.route.ports[packet.routeHop++] : UINT32_MAX;
     } else {
         port = m_routing->choose(m_vertex, packet.srcHost, packet.dstHost, packet.udpSrcPort);
     }

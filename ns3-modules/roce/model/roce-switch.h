@@ -14,7 +14,6 @@
 #include "network/routing.h"
 #include "roce-net-device.h"
 #include "roce-port-owner.h"
-#include "roce-route-cache.h"
 #include "switch-mmu.h"
 
 namespace mlnet::roce {
@@ -63,10 +62,9 @@ public:
     void Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig mmu, SwitchSettings settings,
                    PacketPool* pool, uint32_t nodeId);
     // Routes of the network (shared by every switch), and this switch's vertex in it.
-    // `routes` (may be null) serves packets that carry a route; others are routed here.
-    void SetRouting(const Routing* routing, const RoceRouteCache* routes, uint32_t vertex) {
+    // For packets that carry no route (RoceRoute).
+    void SetRouting(const Routing* routing, uint32_t vertex) {
         m_routing = routing;
-        m_routes = routes;
         m_vertex = vertex;
     }
     // An NPU that forwards others' traffic (multi-dimensional and switchless networks) is this switch with
@@ -140,7 +138,6 @@ private:
     PacketPool* m_pool = nullptr;
     uint32_t m_nodeId = 0;
     const Routing* m_routing = nullptr;
-    const RoceRouteCache* m_routes = nullptr;
     uint32_t m_vertex = 0;
     RocePortOwner* m_localNic = nullptr;
     uint32_t m_localHost = UINT32_MAX;
