@@ -24,6 +24,11 @@ struct FlowParams {
     uint32_t mtuBytes = 1000;  // payload per packet
 };
 
+// The window an algorithm keeps besides its rate (the reference's HAS_WIN / VAR_WIN): none, the flow's BDP,
+// or BDP x rate / line rate (at least 1 byte: 0 would mean "no window"). No window when the BDP is unknown
+// (0).
+enum class WindowMode : uint8_t { None, Bdp, FollowsRate };
+
 struct AckSignal {
     TimeNs nowNs = 0;
     uint64_t ackSeq = 0;      // cumulative: next byte the receiver expects
@@ -52,9 +57,6 @@ public:
     uint64_t windowBytes() const { return m_windowBytes; }
 
 protected:
-    // HAS_WIN / VAR_WIN: no window, the BDP, or BDP x rate / line rate (at least 1 byte: 0 would mean "no
-    // window").
-    enum class WindowMode { None, Bdp, FollowsRate };
     // Publishes `rateBps` (rounded) and the window the mode implies. No window when the BDP is unknown (0).
     void publishRate(double rateBps, WindowMode mode, uint64_t bdpBytes, double lineRateBps);
 

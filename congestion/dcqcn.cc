@@ -41,8 +41,7 @@ DcqcnParams dcqcnHpccPaper(uint64_t lineRateBps) {
     p.clampTargetRate = false;
     p.rateOnFirstCnp = 1.0;
     p.ackEcnIsCnp = true;
-    p.hasWindow = false;
-    p.varWindow = false;
+    p.window = WindowMode::None;
     return p;
 }
 
@@ -206,11 +205,7 @@ void Dcqcn::increase(bool byTimer) {
 }
 
 void Dcqcn::publish() {
-    publishRate(m_rate,
-                !m_params.hasWindow  ? WindowMode::None
-                : m_params.varWindow ? WindowMode::FollowsRate
-                                     : WindowMode::Bdp,
-                m_bdpBytes, m_lineRate);
+    publishRate(m_rate, m_params.window, m_bdpBytes, m_lineRate);
 }
 
 }  // namespace mlnet::cc

@@ -53,11 +53,8 @@ struct DcqcnParams {
     // An ACK with ECN echo counts as a CNP (default, the reference NIC's mode). false when the NIC delivers
     // real CNPs and also echoes ECN on ACKs, which would count each congestion signal twice.
     bool ackEcnIsCnp = true;
-    // Window (HAS_WIN / VAR_WIN): none by default, as run.py dcqcn. hasWindow: at most FlowParams::bdpBytes
-    // in flight; with varWindow the window follows the rate, bdp·rate/lineRate (at least 1 byte). No
-    // effect when the flow's BDP is 0.
-    bool hasWindow = false;
-    bool varWindow = false;
+    // Window besides the rate: none by default, as run.py dcqcn.
+    WindowMode window = WindowMode::None;
 };
 
 // The HPCC paper's DCQCN (run.py `dcqcn`, hpcc-bench/config-dcqcn.txt): T_α 1 us, T_dec 4 us, T 300 us, g

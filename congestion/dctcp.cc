@@ -32,8 +32,7 @@ DctcpParams dctcpHpccPaper() {
     p.rateBased = true;
     p.rateAiBps = 615'000'000;
     p.minRateBps = 1'000'000'000;
-    p.hasWindow = true;
-    p.varWindow = true;
+    p.window = WindowMode::FollowsRate;
     return p;
 }
 
@@ -144,11 +143,7 @@ void Dctcp::publish() {
         m_windowBytes = static_cast<uint64_t>(m_cwnd);
         return;
     }
-    publishRate(m_rate,
-                !m_params.hasWindow  ? WindowMode::None
-                : m_params.varWindow ? WindowMode::FollowsRate
-                                     : WindowMode::Bdp,
-                m_bdpBytes, m_lineRate);
+    publishRate(m_rate, m_params.window, m_bdpBytes, m_lineRate);
 }
 
 }  // namespace mlnet::cc

@@ -31,9 +31,8 @@ struct DctcpParams {
     uint64_t rateAiBps = 1'000'000'000;
     // Floor of every cut. Default 100 Mb/s (attr); run.py 1000 Mb/s.
     uint64_t minRateBps = 100'000'000;
-    // HAS_WIN / VAR_WIN as in DcqcnParams: at most the BDP in flight, or bdp·rate/lineRate with varWindow.
-    bool hasWindow = false;
-    bool varWindow = false;
+    // Rate-based mode: a window besides the rate (none by default).
+    WindowMode window = WindowMode::None;
 };
 
 // The HPCC paper's DCTCP (run.py `dctcp`, hpcc-bench/config-dctcp.txt): rate-based, g 0.0625,

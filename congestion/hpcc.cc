@@ -16,7 +16,7 @@ HpccParams hpccPaper(uint64_t lineRateBps) {
     p.multiRate = false;
     p.sampleFeedback = false;
     p.minRateBps = 1'000'000'000;
-    p.window = true;
+    p.window = WindowMode::FollowsRate;
     return p;
 }
 
@@ -45,8 +45,7 @@ Hpcc::Hpcc(const FlowParams& flow, const HpccParams& params)
 }
 
 void Hpcc::setRate(double rateBps) {
-    publishRate(rateBps, m_params.window ? WindowMode::FollowsRate : WindowMode::None, m_bdpBytes,
-                static_cast<double>(m_lineRateBps));
+    publishRate(rateBps, m_params.window, m_bdpBytes, static_cast<double>(m_lineRateBps));
 }
 
 double Hpcc::step(double u, double rcBps, uint32_t stage, uint32_t* nextStage) const {

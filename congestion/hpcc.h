@@ -28,8 +28,8 @@ struct HpccParams {
     bool sampleFeedback = false;
     // Floor of the rate (MIN_RATE). A floor above the line rate is lowered to the line rate.
     uint64_t minRateBps = 100'000'000;
-    // VAR_WIN: window = bdp·R/lineRate bytes (at least 1); off means no window from this algorithm.
-    bool window = true;
+    // Window besides the rate: by default bdp·R/lineRate bytes (at least 1), the reference's VAR_WIN.
+    WindowMode window = WindowMode::FollowsRate;
     // Queue term of u_i. true (default, ours): the port's mean queue over the interval between the two INT
     // records (IntHop::queueByteNs). false: the reference's smaller of the two point readings, which a paced
     // flow takes at its own departures and so sees less queue the larger its share: faster flows grow faster

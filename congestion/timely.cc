@@ -39,8 +39,7 @@ Timely::Timely(const FlowParams& flow, const TimelyParams& params)
 
 void Timely::setRate(double rateBps) {
     m_curRateBps = rateBps;
-    publishRate(rateBps, m_params.window ? WindowMode::FollowsRate : WindowMode::None, m_bdpBytes,
-                static_cast<double>(m_lineRateBps));
+    publishRate(rateBps, m_params.window, m_bdpBytes, static_cast<double>(m_lineRateBps));
 }
 
 void Timely::onAck(const AckSignal& ack) {

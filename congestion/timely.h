@@ -29,9 +29,8 @@ struct TimelyParams {
     uint32_t haiThreshold = 5;
     // Floor of every decrease (MIN_RATE). A floor above the line rate is lowered to the line rate.
     uint64_t minRateBps = 100'000'000;
-    // VAR_WIN-style window: bdp·R/lineRate bytes in flight (at least 1). Off in every TIMELY preset but
-    // run.py's timely_vwin.
-    bool window = false;
+    // Window besides the rate: none in every TIMELY preset but run.py's timely_vwin (bdp·R/lineRate).
+    WindowMode window = WindowMode::None;
 };
 
 // The HPCC paper's `timely` preset (run.py, config-timely.txt): δ = 10 Mb/s and HAI = 50 Mb/s per 10 Gb/s of

@@ -417,13 +417,12 @@ TEST(Dcqcn, LateTimerCallMatchesTimelyCalls) {
 
 TEST(Dcqcn, VariableWindowFollowsRate) {
     DcqcnParams p = testDcqcn();
-    p.hasWindow = true;
-    p.varWindow = true;
+    p.window = WindowMode::FollowsRate;
     Dcqcn var(flowOf(100'000), p);
-    p.varWindow = false;
+    p.window = WindowMode::Bdp;
     Dcqcn fixed(flowOf(100'000), p);
     Dcqcn none(flowOf(100'000), testDcqcn());
-    p.varWindow = true;
+    p.window = WindowMode::FollowsRate;
     Dcqcn noBdp(flowOf(0), p);
     EXPECT_EQ(var.windowBytes(), 100'000u);
     const double rate = kL * (1 - std::pow(1 - 1.0 / 256, 5) / 2);
@@ -508,8 +507,9 @@ TEST(CcPresets, DcqcnHpccPaperMatchesConfigDcqcn) {
     EXPECT_EQ(p.hyperIncreaseBps, cfg.at("RATE_HAI"));
     EXPECT_EQ(p.minRateBps, cfg.at("MIN_RATE"));
     EXPECT_EQ(p.clampTargetRate, cfg.at("CLAMP_TARGET_RATE") != 0);
-    EXPECT_EQ(p.hasWindow, cfg.at("HAS_WIN") != 0);
-    EXPECT_EQ(p.varWindow, cfg.at("VAR_WIN") != 0);
+    EXPECT_EQ(p.window, !cfg.at("HAS_WIN")  ? WindowMode::None
+                        : cfg.at("VAR_WIN") ? WindowMode::FollowsRate
+                                            : WindowMode::Bdp);
     EXPECT_EQ(p.byteCounterBytes, 0u);
     EXPECT_EQ(p.rateOnFirstCnp, 1.0);
     EXPECT_TRUE(p.ackEcnIsCnp);
@@ -549,8 +549,9 @@ TEST(CcPresets, DctcpHpccPaperMatchesConfigDctcp) {
     EXPECT_EQ(p.g, cfg.at("EWMA_GAIN"));
     EXPECT_EQ(p.rateAiBps, cfg.at("DCTCP_RATE_AI"));
     EXPECT_EQ(p.minRateBps, cfg.at("MIN_RATE"));
-    EXPECT_EQ(p.hasWindow, cfg.at("HAS_WIN") != 0);
-    EXPECT_EQ(p.varWindow, cfg.at("VAR_WIN") != 0);
+    EXPECT_EQ(p.window, !cfg.at("HAS_WIN")  ? WindowMode::None
+                        : cfg.at("VAR_WIN") ? WindowMode::FollowsRate
+                                            : WindowMode::Bdp);
     EXPECT_EQ(p.initialAlpha, 1.0);
 }
 

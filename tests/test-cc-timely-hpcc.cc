@@ -55,7 +55,7 @@ TimelyParams timelyTestParams() {
     p.rateHaiBps = 500'000'000;
     p.haiThreshold = 5;
     p.minRateBps = 1'000'000'000;
-    p.window = false;
+    p.window = WindowMode::None;
     return p;
 }
 
@@ -271,7 +271,7 @@ TEST(Timely, UpdatesOncePerRtt) {
 
 TEST(Timely, OptionalWindowFollowsRate) {
     TimelyParams p = timelyTestParams();
-    p.window = true;
+    p.window = WindowMode::FollowsRate;
     TimelyRun r(p);
     EXPECT_EQ(r.cc.windowBytes(), kBdpBytes);
     r.ack(100'000);
@@ -292,7 +292,7 @@ TEST(Timely, Presets) {
     EXPECT_EQ(hp.minRttNs, 20'000u);
     EXPECT_DOUBLE_EQ(hp.alpha, 0.875);
     EXPECT_DOUBLE_EQ(hp.beta, 0.8);
-    EXPECT_FALSE(hp.window);
+    EXPECT_EQ(hp.window, WindowMode::None);
     EXPECT_EQ(timelyHpccPaper(25'000'000'000ull).rateAiBps, 25'000'000u);
     EXPECT_EQ(timelyHpccPaper(25'000'000'000ull).rateHaiBps, 125'000'000u);
 
@@ -338,7 +338,7 @@ HpccParams hpccTestParams() {
     p.multiRate = false;
     p.sampleFeedback = false;
     p.minRateBps = 1'000'000'000;
-    p.window = true;
+    p.window = WindowMode::FollowsRate;
     p.meanQueue = false;  // these tests check the reference's queue term; MeanQueue* cover ours
     return p;
 }
@@ -749,7 +749,7 @@ TEST(Hpcc, RateClampedToMinAndLine) {
 
 TEST(Hpcc, WindowOffMeansNoWindow) {
     HpccParams p = hpccTestParams();
-    p.window = false;
+    p.window = WindowMode::None;
     HpccRun r(p);
     EXPECT_EQ(r.cc.windowBytes(), 0u);
     r.first({hop(0, 0, 0)});
@@ -830,7 +830,7 @@ TEST(Hpcc, Presets) {
     EXPECT_FALSE(paper.multiRate);
     EXPECT_FALSE(paper.sampleFeedback);
     EXPECT_EQ(paper.minRateBps, 1'000'000'000u);
-    EXPECT_TRUE(paper.window);
+    EXPECT_EQ(paper.window, WindowMode::FollowsRate);
     EXPECT_EQ(hpccPaper(50'000'000'000ull).rateAiBps, 20'000'000u);  // run.py's default --bw 50
 
     const HpccParams def = hpccDefault();

@@ -89,16 +89,16 @@ TEST_F(BenchConfigs, DcqcnValuesAreExact) {
     const HpccConfig c = loadHpccConfig(kBench + "config-dcqcn.txt", diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(c.ccMode, kCcModeDcqcn);
-    EXPECT_EQ(c.rateAiBps, 20'000'000u);      // 20Mb/s
-    EXPECT_EQ(c.rateHaiBps, 200'000'000u);    // 200Mb/s
-    EXPECT_EQ(c.minRateBps, 1'000'000'000u);  // 1000Mb/s
-    EXPECT_EQ(c.dctcpRateAiBps, 1'000'000'000u);
-    EXPECT_EQ(c.ewmaGain, 0.00390625);            // 1/256, exact in binary
-    EXPECT_EQ(c.alphaResumeIntervalNs, 1'000u);   // 1 µs
-    EXPECT_EQ(c.rateDecreaseIntervalNs, 4'000u);  // 4 µs
-    EXPECT_EQ(c.rpTimerNs, 300'000u);             // 300 µs
-    EXPECT_EQ(c.fastRecoveryTimes, 1u);
-    EXPECT_FALSE(c.clampTargetRate);
+    EXPECT_EQ(c.ccValue("RATE_AI"), 20'000'000u);      // 20Mb/s
+    EXPECT_EQ(c.ccValue("RATE_HAI"), 200'000'000u);    // 200Mb/s
+    EXPECT_EQ(c.ccValue("MIN_RATE"), 1'000'000'000u);  // 1000Mb/s
+    EXPECT_EQ(c.ccValue("DCTCP_RATE_AI"), 1'000'000'000u);
+    EXPECT_EQ(c.ccValue("EWMA_GAIN"), 0.00390625);           // 1/256, exact in binary
+    EXPECT_EQ(c.ccValue("ALPHA_RESUME_INTERVAL"), 1'000u);   // 1 µs
+    EXPECT_EQ(c.ccValue("RATE_DECREASE_INTERVAL"), 4'000u);  // 4 µs
+    EXPECT_EQ(c.ccValue("RP_TIMER"), 300'000u);              // 300 µs
+    EXPECT_EQ(c.ccValue("FAST_RECOVERY_TIMES"), 1u);
+    EXPECT_EQ(c.ccValue("CLAMP_TARGET_RATE"), 0);
     EXPECT_EQ(c.bufferBytes, 33'554'432u);  // 32 MiB
     EXPECT_EQ(c.stopTimeNs, 4'000'000'000u);
     EXPECT_EQ(c.payloadBytes, 1000u);
@@ -110,11 +110,11 @@ TEST_F(BenchConfigs, DcqcnValuesAreExact) {
     EXPECT_FALSE(c.hasWindow);
     EXPECT_TRUE(c.globalT);
     EXPECT_FALSE(c.varWindow);
-    EXPECT_FALSE(c.fastReact);
-    EXPECT_FALSE(c.multiRate);
+    EXPECT_EQ(c.ccValue("FAST_REACT"), 0);
+    EXPECT_EQ(c.ccValue("MULTI_RATE"), 0);
     EXPECT_TRUE(c.rateBound);
-    EXPECT_EQ(c.uTarget, 0.95);
-    EXPECT_EQ(c.miThresh, 0u);
+    EXPECT_EQ(c.ccValue("U_TARGET"), 0.95);
+    EXPECT_EQ(c.ccValue("MI_THRESH"), 0u);
     EXPECT_EQ(c.intMulti, 1u);
     EXPECT_EQ(c.pintLogBase, 1.01);
     EXPECT_EQ(c.pintProb, 1.0);
@@ -148,19 +148,20 @@ TEST_F(BenchConfigs, OtherControlsDifferWhereTheFilesDo) {
     const HpccConfig timely = loadHpccConfig(kBench + "config-timely.txt", diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(hp.ccMode, kCcModeHpcc);
-    EXPECT_EQ(hp.rateAiBps, 40'000'000u);
+    EXPECT_EQ(hp.ccValue("RATE_AI"), 40'000'000u);
     EXPECT_EQ(hp.intMulti, 4u);
-    EXPECT_TRUE(hp.fastReact && hp.hasWindow && hp.varWindow);
+    EXPECT_TRUE(hp.hasWindow && hp.varWindow);
+    EXPECT_EQ(hp.ccValue("FAST_REACT"), 1);
     EXPECT_FALSE(hp.ackHighPriority);
     EXPECT_EQ(dctcp.ccMode, kCcModeDctcp);
-    EXPECT_EQ(dctcp.dctcpRateAiBps, 615'000'000u);
-    EXPECT_EQ(dctcp.ewmaGain, 0.0625);
+    EXPECT_EQ(dctcp.ccValue("DCTCP_RATE_AI"), 615'000'000u);
+    EXPECT_EQ(dctcp.ccValue("EWMA_GAIN"), 0.0625);
     EXPECT_EQ(dctcp.kmaxBytesByRateBps.at(100'000'000'000), 300'000u);
     EXPECT_EQ(dctcp.kminBytesByRateBps.at(400'000'000'000), 1'200'000u);
     EXPECT_EQ(dctcp.pmaxByRateBps.at(100'000'000'000), 1.0);
     EXPECT_EQ(timely.ccMode, kCcModeTimely);
-    EXPECT_EQ(timely.rateAiBps, 100'000'000u);
-    EXPECT_EQ(timely.rateHaiBps, 500'000'000u);
+    EXPECT_EQ(timely.ccValue("RATE_AI"), 100'000'000u);
+    EXPECT_EQ(timely.ccValue("RATE_HAI"), 500'000'000u);
 }
 
 // --- defaults and accepted variants
@@ -173,22 +174,24 @@ TEST_F(ConfigText, AbsentKeysGetDocumentedDefaultsAndWarnings) {
     const HpccConfig c = config("", diag);
     EXPECT_FALSE(diag.hasErrors());
     // The reference driver's broken defaults are replaced by the RdmaHw attribute defaults.
-    EXPECT_EQ(c.ewmaGain, 1.0 / 16);
-    EXPECT_EQ(c.rpTimerNs, 1'500'000u);
-    EXPECT_EQ(c.rateAiBps, 5'000'000u);
-    EXPECT_EQ(c.rateHaiBps, 50'000'000u);
+    EXPECT_EQ(c.ccValue("EWMA_GAIN"), 1.0 / 16);
+    EXPECT_EQ(c.ccValue("RP_TIMER"), 1'500'000u);
+    EXPECT_EQ(c.ccValue("RATE_AI"), 5'000'000u);
+    EXPECT_EQ(c.ccValue("RATE_HAI"), 50'000'000u);
     EXPECT_EQ(c.l2AckIntervalBytes, 1u);
     // The reference driver's own defaults.
     EXPECT_EQ(c.ccMode, kCcModeDcqcn);
-    EXPECT_EQ(c.alphaResumeIntervalNs, 55'000u);
-    EXPECT_EQ(c.rateDecreaseIntervalNs, 4'000u);
-    EXPECT_EQ(c.fastRecoveryTimes, 5u);
-    EXPECT_EQ(c.minRateBps, 100'000'000u);
+    EXPECT_EQ(c.ccValue("ALPHA_RESUME_INTERVAL"), 55'000u);
+    EXPECT_EQ(c.ccValue("RATE_DECREASE_INTERVAL"), 4'000u);
+    EXPECT_EQ(c.ccValue("FAST_RECOVERY_TIMES"), 5u);
+    EXPECT_EQ(c.ccValue("MIN_RATE"), 100'000'000u);
     EXPECT_EQ(c.stopTimeNs, 3'010'000'000u);
     EXPECT_EQ(c.bufferBytes, 16u << 20);
-    EXPECT_EQ(c.miThresh, 5u);
+    EXPECT_EQ(c.ccValue("MI_THRESH"), 5u);
     EXPECT_EQ(c.pintLogBase, 1.05);
-    EXPECT_TRUE(c.hasWindow && c.globalT && c.fastReact && c.multiRate && c.rateBound && c.ecnEnabled);
+    EXPECT_TRUE(c.hasWindow && c.globalT && c.rateBound && c.ecnEnabled);
+    EXPECT_EQ(c.ccValue("FAST_REACT"), 1);
+    EXPECT_EQ(c.ccValue("MULTI_RATE"), 1);
     EXPECT_TRUE(c.topologyFile.empty() && c.flowFile.empty() && c.qlenMonFile.empty());
     EXPECT_EQ(c.fctOutputFile, "fct.txt");
     EXPECT_THAT(warnings(diag),
@@ -206,7 +209,7 @@ TEST_F(ConfigText, CommentsBlankLinesAndCrlfAreAccepted) {
     const HpccConfig c = config("# HPCC run\r\n\r\nCC_MODE 3\r\n   RATE_AI   40Mb/s  \r\n", diag);
     EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(c.ccMode, kCcModeHpcc);
-    EXPECT_EQ(c.rateAiBps, 40'000'000u);
+    EXPECT_EQ(c.ccValue("RATE_AI"), 40'000'000u);
     EXPECT_EQ(c.givenKeys.at("RATE_AI"), 4);
 }
 
@@ -363,11 +366,11 @@ TEST_F(JsonConfig, SameKeysAsTextWithJsonValues) {
                               diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(c.ccMode, kCcModeHpcc);
-    EXPECT_EQ(c.rateAiBps, 40'000'000u);
-    EXPECT_EQ(c.minRateBps, 1'000'000'000u);
+    EXPECT_EQ(c.ccValue("RATE_AI"), 40'000'000u);
+    EXPECT_EQ(c.ccValue("MIN_RATE"), 1'000'000'000u);
     EXPECT_TRUE(c.hasWindow);
     EXPECT_FALSE(c.varWindow);
-    EXPECT_EQ(c.ewmaGain, 0.00390625);
+    EXPECT_EQ(c.ccValue("EWMA_GAIN"), 0.00390625);
     EXPECT_EQ(c.kmaxBytesByRateBps.at(400'000'000'000), 6'400'000u);
     EXPECT_EQ(c.kminBytesByRateBps.at(100'000'000'000), 400'000u);
     EXPECT_EQ(c.pmaxByRateBps.at(100'000'000'000), 0.2);
@@ -392,7 +395,7 @@ TEST_F(JsonConfig, BenchConfigConvertedLineByLineGivesTheSameValues) {
     const HpccConfig fromJson = json(out + "\n}\n", diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(fromJson.ccMode, text.ccMode);
-    EXPECT_EQ(fromJson.rateAiBps, text.rateAiBps);
+    EXPECT_EQ(fromJson.ccValue("RATE_AI"), text.ccValue("RATE_AI"));
     EXPECT_EQ(fromJson.kmaxBytesByRateBps, text.kmaxBytesByRateBps);
     EXPECT_EQ(fromJson.pmaxByRateBps, text.pmaxByRateBps);
     EXPECT_EQ(fromJson.bufferBytes, text.bufferBytes);

@@ -54,6 +54,17 @@ protected:
     std::string m_dir;
 };
 
+TEST_F(MlnetFlows, ParameterListInTheDocsIsTheToolsOwn) {
+    FlowsRun r = run("--cc-parameters");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("| DCQCN | `G` | 0.00390625 |"));
+    EXPECT_THAT(r.out, HasSubstr("| `EWMA_GAIN` | number | 0.0625 | `G` | `G` | - | - |"));
+    const std::string docs = readFileBytes(std::string(MLNET_SOURCE_DIR) + "/docs/cc-parameters.md");
+    ASSERT_GE(docs.size(), r.out.size());
+    EXPECT_EQ(docs.substr(docs.size() - r.out.size()), r.out)
+        << "docs/cc-parameters.md is stale: regenerate its tables with build/bin/mlnet-flows --cc-parameters";
+}
+
 TEST_F(MlnetFlows, WritesFctAndPfcInTheReferenceColumns) {
     FlowsRun r = run(m_dir + "/config.txt --report=" + m_dir + "/report.json");
     ASSERT_EQ(r.status, 0) << r.err;

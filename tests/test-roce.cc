@@ -325,7 +325,10 @@ TEST(RoceFabric, PcapDecodesAsRoceAndPfcInTshark) {
 }  // namespace mlnet::roce
 
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include "cc-selection.h"
@@ -338,18 +341,38 @@ TEST(RoceFabric, PcapDecodesAsRoceAndPfcInTshark) {
 namespace mlnet::roce {
 namespace {
 
-TEST(RoceCcConfig, AttributesDefaultToTheStructsAndOverrideThem) {
+TEST(RoceCcConfig, AttributesComeFromTheParameterTablesWithRealUnits) {
     const cc::DcqcnParams d{};
     ns3::Ptr<RoceCcConfig> config = ns3::CreateObject<RoceCcConfig>();
     EXPECT_EQ(config->Dcqcn().g, d.g);
     EXPECT_EQ(config->Dcqcn().increaseIntervalNs, d.increaseIntervalNs);
     EXPECT_EQ(config->Hpcc().targetUtil, cc::HpccParams{}.targetUtil);
+    // One attribute per table row, named by the algorithm's prefix and the row.
+    const ns3::TypeId tid = RoceCcConfig::GetTypeId();
+    EXPECT_EQ(tid.GetAttributeN(), cc::dcqcnParameters().size() + cc::dctcpParameters().size() +
+                                       cc::timelyParameters().size() + cc::hpccParameters().size());
+    ns3::TypeId::AttributeInformation info;
+    for (const auto& row : cc::timelyParameters()) {
+        EXPECT_TRUE(tid.LookupAttributeByName(std::string("Timely") + row.name, &info)) << row.name;
+    }
     ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::DcqcnG", ns3::DoubleValue(0.25));
-    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::TimelyTHighNs", ns3::UintegerValue(123'000));
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::TimelyTHigh", ns3::TimeValue(ns3::MicroSeconds(123)));
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::DcqcnMinRate",
+                            ns3::DataRateValue(ns3::DataRate("2Gbps")));
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::HpccWindow", ns3::EnumValue(0));
+    EXPECT_FALSE(
+        ns3::Config::SetDefaultFailSafe("mlnet::roce::RoceCcConfig::HpccTargetUtil", ns3::DoubleValue(1.5)))
+        << "outside the row's range";
     ns3::Ptr<RoceCcConfig> changed = ns3::CreateObject<RoceCcConfig>();
     EXPECT_EQ(changed->Dcqcn().g, 0.25);
     EXPECT_EQ(changed->Timely().tHighNs, 123'000u);
+    EXPECT_EQ(changed->Dcqcn().minRateBps, 2'000'000'000u);
+    EXPECT_EQ(changed->Hpcc().window, cc::WindowMode::None);
+    EXPECT_EQ(changed->Hpcc().targetUtil, cc::HpccParams{}.targetUtil);
     EXPECT_EQ(changed->Dcqcn().byteCounterBytes, d.byteCounterBytes);  // untouched fields keep their defaults
+    ns3::DoubleValue g;
+    changed->GetAttribute("DcqcnG", g);
+    EXPECT_EQ(g.Get(), 0.25);
     // The "attributes" preset builds its algorithms from these values.
     Diagnostics diag;
     const CcSelection s = selectCongestionControl(HpccConfig{}, "dcqcn", "attributes", diag);
@@ -360,8 +383,11 @@ TEST(RoceCcConfig, AttributesDefaultToTheStructsAndOverrideThem) {
     auto* dcqcn = dynamic_cast<cc::Dcqcn*>(algorithm.get());
     ASSERT_NE(dcqcn, nullptr);
     ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::DcqcnG", ns3::DoubleValue(d.g));
-    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::TimelyTHighNs",
-                            ns3::UintegerValue(cc::TimelyParams{}.tHighNs));
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::TimelyTHigh",
+                            ns3::TimeValue(ns3::NanoSeconds(cc::TimelyParams{}.tHighNs)));
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::DcqcnMinRate",
+                            ns3::DataRateValue(ns3::DataRate(d.minRateBps)));
+    ns3::Config::SetDefault("mlnet::roce::RoceCcConfig::HpccWindow", ns3::EnumValue(2));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 # generator, flow-size CDFs, fct.txt and pfc.txt writers). Pure C++, no ns-3, so the readers are tested without a simulator.
 add_library(mlnet_roce_formats STATIC
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/hpcc-config.cc
+  ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/hpcc-config-keys.cc
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/flow-file.cc
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/flow-size-cdf.cc
   ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/flow-generator.cc

@@ -14,6 +14,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
+#include "cc-parameters.h"
 #include "cc-selection.h"
 #include "fabric-settings.h"
 #include "flow-file.h"
@@ -72,7 +73,16 @@ int main(int argc, char** argv) {
                  "write every QP rate/window change: time_ns src_node flow rate_bps window_bytes", rateTrace);
     cmd.AddValue("seed", "random seed (ECN marking, link loss, ECMP salt)", seed);
     cmd.AddValue("rto-us", "retransmission timeout in microseconds", rtoUs);
+    bool listParameters = false;
+    cmd.AddValue("cc-parameters", "print every congestion-control parameter (markdown) and exit",
+                 listParameters);
     cmd.Parse(argc, argv);
+    if (listParameters) {
+        std::cout << "## Parameters (ns-3 attributes `mlnet::roce::RoceCcConfig::<Algorithm><parameter>`)\n\n"
+                  << cc::describeParameters() << "\n## config.txt keys\n\n"
+                  << describeCcKeys();
+        return 0;
+    }
     if (configPath.empty()) {
         std::cerr << "mlnet-flows: missing CONFIG\n";
         cmd.PrintHelp(std::cerr);

@@ -3,63 +3,62 @@
 #include <memory>
 #include <utility>
 
-#include "dcqcn.h"
-#include "dctcp.h"
-#include "hpcc.h"
+#include "cc-parameters.h"
 #include "roce-cc-config.h"
-#include "timely.h"
 
 namespace mlnet::roce {
 
 namespace {
 
-cc::DcqcnParams dcqcnFromConfig(const HpccConfig& c) {
-    cc::DcqcnParams p;
-    p.g = c.ewmaGain;
-    p.alphaIntervalNs = c.alphaResumeIntervalNs;
-    p.decreaseIntervalNs = c.rateDecreaseIntervalNs;
-    p.increaseIntervalNs = c.rpTimerNs;
-    p.byteCounterBytes = 0;  // config.txt has no byte counter key: the reference has none
-    p.fastRecoverySteps = c.fastRecoveryTimes;
-    p.additiveIncreaseBps = c.rateAiBps;
-    p.hyperIncreaseBps = c.rateHaiBps;
-    p.minRateBps = c.minRateBps;
-    p.clampTargetRate = c.clampTargetRate;
-    p.hasWindow = c.hasWindow;
-    p.varWindow = c.varWindow;
-    return p;
+// Sets every parameter that a config.txt key maps to in this algorithm (the key's value, or the reference's
+// default when absent) on `params`. `column` picks the algorithm's column of ccKeys().
+template <typename Params>
+Params fromConfig(const HpccConfig& c, Params params, const char* CcKey::*column,
+                  const std::vector<cc::ParamRow<Params>>& rows, Diagnostics& diag) {
+    for (const CcKey& k : ccKeys()) {
+        if (const char* name = k.*column) {
+            const cc::ParamRow<Params>* row = cc::findParameter(rows, name);
+            if (!row || !row->set(params, c.ccValue(k.key))) {
+                diag.error(c.path + ": key '" + k.key + "' = " + std::to_string(c.ccValue(k.key)) +
+                           (row ? " is outside the range of parameter " : " names no parameter ") + name);
+            }
+        }
+    }
+    return params;
 }
 
-cc::HpccParams hpccFromConfig(const HpccConfig& c) {
-    cc::HpccParams p;
-    p.targetUtil = c.uTarget;
-    p.maxStage = c.miThresh;
-    p.rateAiBps = c.rateAiBps;
-    p.fastReact = c.fastReact;
-    p.multiRate = c.multiRate;
-    p.sampleFeedback = c.sampleFeedback;
-    p.minRateBps = c.minRateBps;
-    p.window = c.hasWindow;
-    return p;
+// HAS_WIN / VAR_WIN as the reference's NIC reads them for DCQCN and DCTCP: no window, the BDP, or one that
+// follows the rate.
+cc::WindowMode windowFromKeys(const HpccConfig& c) {
+    return !c.hasWindow  ? cc::WindowMode::None
+           : c.varWindow ? cc::WindowMode::FollowsRate
+                         : cc::WindowMode::Bdp;
 }
 
-cc::TimelyParams timelyFromConfig(const HpccConfig& c) {
-    cc::TimelyParams p;
-    p.rateAiBps = c.rateAiBps;
-    p.rateHaiBps = c.rateHaiBps;
-    p.minRateBps = c.minRateBps;
-    p.window = c.hasWindow && c.varWindow;
-    return p;
+cc::DcqcnParams dcqcnFromConfig(const HpccConfig& c, Diagnostics& diag) {
+    cc::DcqcnParams base;
+    base.byteCounterBytes = 0;  // config.txt has no byte counter key: the reference has none
+    base.window = windowFromKeys(c);
+    return fromConfig(c, base, &CcKey::dcqcn, cc::dcqcnParameters(), diag);
 }
 
-cc::DctcpParams dctcpFromConfig(const HpccConfig& c) {
-    cc::DctcpParams p = cc::dctcpHpccPaper();
-    p.g = c.ewmaGain;
-    p.rateAiBps = c.dctcpRateAiBps;
-    p.minRateBps = c.minRateBps;
-    p.hasWindow = c.hasWindow;
-    p.varWindow = c.varWindow;
-    return p;
+cc::HpccParams hpccFromConfig(const HpccConfig& c, Diagnostics& diag) {
+    cc::HpccParams base;
+    base.window =
+        c.hasWindow ? cc::WindowMode::FollowsRate : cc::WindowMode::None;  // HPCC's window follows R
+    return fromConfig(c, base, &CcKey::hpcc, cc::hpccParameters(), diag);
+}
+
+cc::TimelyParams timelyFromConfig(const HpccConfig& c, Diagnostics& diag) {
+    cc::TimelyParams base;
+    base.window = c.hasWindow && c.varWindow ? cc::WindowMode::FollowsRate : cc::WindowMode::None;
+    return fromConfig(c, base, &CcKey::timely, cc::timelyParameters(), diag);
+}
+
+cc::DctcpParams dctcpFromConfig(const HpccConfig& c, Diagnostics& diag) {
+    cc::DctcpParams base = cc::dctcpHpccPaper();
+    base.window = windowFromKeys(c);
+    return fromConfig(c, base, &CcKey::dctcp, cc::dctcpParameters(), diag);
 }
 
 enum class Preset { Config, Paper, HpccPaper, Attributes };
@@ -143,21 +142,21 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
         // The paper's notification point sends real CNPs (at most one per QP per 50 us); the reference echoes
         // ECN on every ACK instead.
         s.ecnEchoOnAck = preset != Preset::Paper;
-        s.factory = presetFactory<cc::Dcqcn>(preset, dcqcnFromConfig(config), attributes->Dcqcn(),
+        s.factory = presetFactory<cc::Dcqcn>(preset, dcqcnFromConfig(config, diag), attributes->Dcqcn(),
                                              cc::dcqcnPaper, cc::dcqcnHpccPaper);
     } else if (name == "hpcc") {
         s.intEnabled = true;
         s.factory = presetFactory<cc::Hpcc>(
-            preset, hpccFromConfig(config), attributes->Hpcc(), [](uint64_t) { return cc::hpccDefault(); },
-            cc::hpccPaper);
+            preset, hpccFromConfig(config, diag), attributes->Hpcc(),
+            [](uint64_t) { return cc::hpccDefault(); }, cc::hpccPaper);
     } else if (name == "timely") {
         s.factory = presetFactory<cc::Timely>(
-            preset, timelyFromConfig(config), attributes->Timely(),
+            preset, timelyFromConfig(config, diag), attributes->Timely(),
             [](uint64_t) { return cc::timelyPaper(); }, cc::timelyHpccPaper);
     } else if (name == "dctcp") {
         s.factory = presetFactory<cc::Dctcp>(
-            preset, dctcpFromConfig(config), attributes->Dctcp(), [](uint64_t) { return cc::dctcpWindow(); },
-            [](uint64_t) { return cc::dctcpHpccPaper(); });
+            preset, dctcpFromConfig(config, diag), attributes->Dctcp(),
+            [](uint64_t) { return cc::dctcpWindow(); }, [](uint64_t) { return cc::dctcpHpccPaper(); });
     } else {
         diag.error("--cc must be none, dcqcn, hpcc, timely or dctcp, not '" + name + "'");
     }

@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,26 @@ inline constexpr int kCcModeHpccPint = 10;
 
 // "DCQCN", "HPCC", "TIMELY", "DCTCP", "HPCC-PINT", or "none (line rate + window)" for any other mode.
 std::string describeCcMode(int ccMode);
+
+// The config.txt keys that set congestion-control parameters: how the file writes each, the reference's value
+// when it is absent (in the parameter's unit: ns, b/s, a number, 0/1), and the parameter of congestion/'s
+// tables (cc-parameters.h) it sets in each algorithm, or null. The one place such a key is defined.
+enum class CcKeyForm : uint8_t { Microseconds, Rate, Real, Count, Flag };
+struct CcKey {
+    const char* key;
+    CcKeyForm form;
+    double referenceDefault;
+    double min, max;    // Real, Count: the accepted range (Real: min itself excluded)
+    const char* range;  // the range in words, for messages
+    const char* dcqcn;
+    const char* dctcp;
+    const char* timely;
+    const char* hpcc;
+};
+const std::vector<CcKey>& ccKeys();
+// A markdown table of those keys: the form in the file, the value when absent, the parameter of each
+// algorithm.
+std::string describeCcKeys();
 
 struct HpccConfig {
     // Where the values came from, for messages of later checks.
@@ -91,38 +112,24 @@ struct HpccConfig {
     // --- congestion control selection
     int ccMode = kCcModeDcqcn;  // CC_MODE
 
-    // --- DCQCN
-    uint64_t alphaResumeIntervalNs = 55'000;  // ALPHA_RESUME_INTERVAL (µs)
-    uint64_t rateDecreaseIntervalNs = 4'000;  // RATE_DECREASE_INTERVAL (µs)
-    uint64_t rpTimerNs = 1'500'000;     // RP_TIMER (µs); attr 1500 µs, reference 0 (zero-delay timer loop)
-    double ewmaGain = 1.0 / 16;         // EWMA_GAIN; attr 1/16, reference `1 / 16` == 0
-    uint32_t fastRecoveryTimes = 5;     // FAST_RECOVERY_TIMES
-    bool clampTargetRate = false;       // CLAMP_TARGET_RATE
-    uint64_t rateAiBps = 5'000'000;     // RATE_AI; attr 5 Mb/s, the reference has no default
-    uint64_t rateHaiBps = 50'000'000;   // RATE_HAI; attr 50 Mb/s, the reference has no default
-    uint64_t minRateBps = 100'000'000;  // MIN_RATE
+    // --- congestion control: the values of the keys of ccKeys() given in the file (ccValue() falls back to
+    // the reference's default).
+    std::map<std::string, double> ccGiven;
+    double ccValue(const std::string& key) const;
 
     // --- window
     bool hasWindow = true;   // HAS_WIN
     bool globalT = true;     // GLOBAL_T: window and base RTT from the network maximum, not per pair
     bool varWindow = false;  // VAR_WIN
 
-    // --- HPCC / HPCC-PINT
-    double uTarget = 0.95;        // U_TARGET
-    uint32_t miThresh = 5;        // MI_THRESH
-    bool fastReact = true;        // FAST_REACT
-    bool multiRate = true;        // MULTI_RATE
-    bool sampleFeedback = false;  // SAMPLE_FEEDBACK
-    uint32_t intMulti = 1;        // INT_MULTI
-    bool rateBound = true;        // RATE_BOUND
-    double pintLogBase = 1.05;    // PINT_LOG_BASE
-    double pintProb = 1.0;        // PINT_PROB
+    // --- HPCC-PINT and rate bound: read, not modelled
+    uint32_t intMulti = 1;      // INT_MULTI
+    bool rateBound = true;      // RATE_BOUND
+    double pintLogBase = 1.05;  // PINT_LOG_BASE
+    double pintProb = 1.0;      // PINT_PROB
 
     // --- buffer (astra-network-ns3)
     std::optional<double> headroomFactor;  // HEADROOM_FACTOR / 2 (ours counts both directions); absent: ours
-
-    // --- DCTCP (also uses ewmaGain)
-    uint64_t dctcpRateAiBps = 1'000'000'000;  // DCTCP_RATE_AI
 
     // Thresholds of one link speed: Kmin/Kmax in bytes and Pmax, or nullopt when any of the maps lacks the
     // rate.

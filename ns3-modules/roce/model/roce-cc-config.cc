@@ -1,191 +1,165 @@
 #include "roce-cc-config.h"
 
+#include <cmath>
+#include <string>
+
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 namespace mlnet::roce {
 
 NS_OBJECT_ENSURE_REGISTERED(RoceCcConfig);
 
+// Reads and writes one row's field of one of RoceCcConfig's parameter structs, converting between the row's
+// number and the ns-3 value type of its kind.
+template <typename Params>
+class CcParameterAccessor : public ns3::AttributeAccessor {
+public:
+    CcParameterAccessor(Params RoceCcConfig::*params, const cc::ParamRow<Params>* row)
+        : m_params(params), m_row(row) {}
+
+    bool Set(ns3::ObjectBase* object, const ns3::AttributeValue& value) const override {
+        auto* config = dynamic_cast<RoceCcConfig*>(object);
+        double number = 0;
+        return config && ToNumber(value, number) && m_row->set(config->*m_params, number);
+    }
+    bool Get(const ns3::ObjectBase* object, ns3::AttributeValue& value) const override {
+        const auto* config = dynamic_cast<const RoceCcConfig*>(object);
+        return config && FromNumber(m_row->get(config->*m_params), value);
+    }
+    bool HasGetter() const override { return true; }
+    bool HasSetter() const override { return true; }
+
+private:
+    bool ToNumber(const ns3::AttributeValue& value, double& out) const {
+        switch (m_row->kind) {
+            case cc::ParamKind::Real:
+                if (const auto* v = dynamic_cast<const ns3::DoubleValue*>(&value)) {
+                    out = v->Get();
+                    return true;
+                }
+                return false;
+            case cc::ParamKind::Count:
+            case cc::ParamKind::Bytes:
+                if (const auto* v = dynamic_cast<const ns3::UintegerValue*>(&value)) {
+                    out = static_cast<double>(v->Get());
+                    return true;
+                }
+                return false;
+            case cc::ParamKind::Nanoseconds:
+                if (const auto* v = dynamic_cast<const ns3::TimeValue*>(&value)) {
+                    const int64_t ps = v->Get().GetPicoSeconds();  // whole ns only
+                    out = static_cast<double>(ps / 1000);
+                    return ps >= 0 && ps % 1000 == 0;
+                }
+                return false;
+            case cc::ParamKind::BitsPerSecond:
+                if (const auto* v = dynamic_cast<const ns3::DataRateValue*>(&value)) {
+                    out = static_cast<double>(v->Get().GetBitRate());
+                    return true;
+                }
+                return false;
+            case cc::ParamKind::Flag:
+                if (const auto* v = dynamic_cast<const ns3::BooleanValue*>(&value)) {
+                    out = v->Get() ? 1 : 0;
+                    return true;
+                }
+                return false;
+            case cc::ParamKind::Window:
+                if (const auto* v = dynamic_cast<const ns3::EnumValue*>(&value)) {
+                    out = v->Get();
+                    return true;
+                }
+                return false;
+        }
+        return false;
+    }
+    bool FromNumber(double number, ns3::AttributeValue& value) const {
+        if (auto* v = dynamic_cast<ns3::DoubleValue*>(&value)) {
+            v->Set(number);
+        } else if (auto* u = dynamic_cast<ns3::UintegerValue*>(&value)) {
+            u->Set(static_cast<uint64_t>(number));
+        } else if (auto* t = dynamic_cast<ns3::TimeValue*>(&value)) {
+            t->Set(ns3::NanoSeconds(static_cast<int64_t>(number)));
+        } else if (auto* r = dynamic_cast<ns3::DataRateValue*>(&value)) {
+            r->Set(ns3::DataRate(static_cast<uint64_t>(number)));
+        } else if (auto* b = dynamic_cast<ns3::BooleanValue*>(&value)) {
+            b->Set(number != 0);
+        } else if (auto* e = dynamic_cast<ns3::EnumValue*>(&value)) {
+            e->Set(static_cast<int>(number));
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    Params RoceCcConfig::*m_params;
+    const cc::ParamRow<Params>* m_row;
+};
+
+namespace {
+
+template <typename Params>
+void addAttributes(ns3::TypeId& tid, const char* prefix, Params RoceCcConfig::*params,
+                   const std::vector<cc::ParamRow<Params>>& rows) {
+    const Params defaults{};
+    for (const cc::ParamRow<Params>& row : rows) {
+        const std::string name = std::string(prefix) + row.name;
+        const double value = row.get(defaults);
+        const std::string unit = cc::unitOf(row.kind);
+        const std::string help = std::string(row.doc) + (unit.empty() ? "" : " (" + unit + ")") + ".";
+        ns3::Ptr<const ns3::AttributeAccessor> accessor =
+            ns3::Create<CcParameterAccessor<Params>>(params, &row);
+        switch (row.kind) {
+            case cc::ParamKind::Real:
+                tid.AddAttribute(name, help, ns3::DoubleValue(value), accessor,
+                                 ns3::MakeDoubleChecker<double>(row.min, row.max));
+                break;
+            case cc::ParamKind::Count:
+            case cc::ParamKind::Bytes:
+                tid.AddAttribute(name, help, ns3::UintegerValue(static_cast<uint64_t>(value)), accessor,
+                                 ns3::MakeUintegerChecker<uint64_t>(static_cast<uint64_t>(row.min),
+                                                                    static_cast<uint64_t>(row.max)));
+                break;
+            case cc::ParamKind::Nanoseconds:
+                tid.AddAttribute(name, help, ns3::TimeValue(ns3::NanoSeconds(static_cast<int64_t>(value))),
+                                 accessor, ns3::MakeTimeChecker());
+                break;
+            case cc::ParamKind::BitsPerSecond:
+                tid.AddAttribute(name, help, ns3::DataRateValue(ns3::DataRate(static_cast<uint64_t>(value))),
+                                 accessor, ns3::MakeDataRateChecker());
+                break;
+            case cc::ParamKind::Flag:
+                tid.AddAttribute(name, help, ns3::BooleanValue(value != 0), accessor,
+                                 ns3::MakeBooleanChecker());
+                break;
+            case cc::ParamKind::Window:
+                tid.AddAttribute(name, help, ns3::EnumValue(static_cast<int>(value)), accessor,
+                                 ns3::MakeEnumChecker(0, "None", 1, "Bdp", 2, "FollowsRate"));
+                break;
+        }
+    }
+}
+
+}  // namespace
+
 ns3::TypeId RoceCcConfig::GetTypeId() {
-    static ns3::TypeId tid =
-        ns3::TypeId("mlnet::roce::RoceCcConfig")
-            .SetParent<ns3::Object>()
-            .SetGroupName("Roce")
-            .AddConstructor<RoceCcConfig>()
-            .AddAttribute("DcqcnG", "EWMA gain g of alpha.", ns3::DoubleValue(cc::DcqcnParams{}.g),
-                          ns3::MakeDoubleAccessor(&RoceCcConfig::m_dcqcnG),
-                          ns3::MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("DcqcnAlphaIntervalNs", "Alpha update period (ns).",
-                          ns3::UintegerValue(cc::DcqcnParams{}.alphaIntervalNs),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dcqcnAlphaIntervalNs),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("DcqcnDecreaseIntervalNs", "Rate-decrease period (ns).",
-                          ns3::UintegerValue(cc::DcqcnParams{}.decreaseIntervalNs),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dcqcnDecreaseIntervalNs),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("DcqcnIncreaseIntervalNs", "Rate-increase timer (ns).",
-                          ns3::UintegerValue(cc::DcqcnParams{}.increaseIntervalNs),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dcqcnIncreaseIntervalNs),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("DcqcnByteCounterBytes", "Byte counter B (0: off).",
-                          ns3::UintegerValue(cc::DcqcnParams{}.byteCounterBytes),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dcqcnByteCounterBytes),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("DcqcnFastRecoverySteps", "Fast-recovery steps F.",
-                          ns3::UintegerValue(cc::DcqcnParams{}.fastRecoverySteps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dcqcnFastRecoverySteps),
-                          ns3::MakeUintegerChecker<uint32_t>())
-            .AddAttribute("DcqcnAdditiveIncreaseBps", "R_AI (b/s).",
-                          ns3::UintegerValue(cc::DcqcnParams{}.additiveIncreaseBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dcqcnAdditiveIncreaseBps),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("DcqcnHyperIncreaseBps", "R_HAI (b/s).",
-                          ns3::UintegerValue(cc::DcqcnParams{}.hyperIncreaseBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dcqcnHyperIncreaseBps),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("DcqcnMinRateBps", "Minimum rate (b/s).",
-                          ns3::UintegerValue(cc::DcqcnParams{}.minRateBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dcqcnMinRateBps),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("DcqcnClampTargetRate", "Every cut sets target = rate.",
-                          ns3::BooleanValue(cc::DcqcnParams{}.clampTargetRate),
-                          ns3::MakeBooleanAccessor(&RoceCcConfig::m_dcqcnClampTargetRate),
-                          ns3::MakeBooleanChecker())
-            .AddAttribute("DcqcnRateOnFirstCnp", "Rate factor applied by the first CNP.",
-                          ns3::DoubleValue(cc::DcqcnParams{}.rateOnFirstCnp),
-                          ns3::MakeDoubleAccessor(&RoceCcConfig::m_dcqcnRateOnFirstCnp),
-                          ns3::MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("DctcpG", "EWMA gain g of alpha.", ns3::DoubleValue(cc::DctcpParams{}.g),
-                          ns3::MakeDoubleAccessor(&RoceCcConfig::m_dctcpG),
-                          ns3::MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("DctcpRateBased", "The reference's rate-based variant instead of a window.",
-                          ns3::BooleanValue(cc::DctcpParams{}.rateBased),
-                          ns3::MakeBooleanAccessor(&RoceCcConfig::m_dctcpRateBased),
-                          ns3::MakeBooleanChecker())
-            .AddAttribute("DctcpInitialWindowBytes", "Initial window (0: the BDP).",
-                          ns3::UintegerValue(cc::DctcpParams{}.initialWindowBytes),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dctcpInitialWindowBytes),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("DctcpRateAiBps", "Rate-based variant: increase per batch (b/s).",
-                          ns3::UintegerValue(cc::DctcpParams{}.rateAiBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dctcpRateAiBps),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("DctcpMinRateBps", "Rate-based variant: minimum rate (b/s).",
-                          ns3::UintegerValue(cc::DctcpParams{}.minRateBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_dctcpMinRateBps),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("TimelyTLowNs", "T_low (ns).", ns3::UintegerValue(cc::TimelyParams{}.tLowNs),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_timelyTLowNs),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("TimelyTHighNs", "T_high (ns).", ns3::UintegerValue(cc::TimelyParams{}.tHighNs),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_timelyTHighNs),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("TimelyMinRttNs", "Gradient normaliser minRTT (ns).",
-                          ns3::UintegerValue(cc::TimelyParams{}.minRttNs),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_timelyMinRttNs),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("TimelyAlpha", "EWMA weight of the newest RTT difference.",
-                          ns3::DoubleValue(cc::TimelyParams{}.alpha),
-                          ns3::MakeDoubleAccessor(&RoceCcConfig::m_timelyAlpha),
-                          ns3::MakeDoubleChecker<double>(0, 1))
-            .AddAttribute(
-                "TimelyBeta", "Multiplicative-decrease factor.", ns3::DoubleValue(cc::TimelyParams{}.beta),
-                ns3::MakeDoubleAccessor(&RoceCcConfig::m_timelyBeta), ns3::MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("TimelyRateAiBps", "Additive step delta (b/s).",
-                          ns3::UintegerValue(cc::TimelyParams{}.rateAiBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_timelyRateAiBps),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("TimelyRateHaiBps", "Hyper-additive step (b/s).",
-                          ns3::UintegerValue(cc::TimelyParams{}.rateHaiBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_timelyRateHaiBps),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("TimelyHaiThreshold", "Consecutive increases before HAI.",
-                          ns3::UintegerValue(cc::TimelyParams{}.haiThreshold),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_timelyHaiThreshold),
-                          ns3::MakeUintegerChecker<uint32_t>())
-            .AddAttribute("TimelyMinRateBps", "Minimum rate (b/s).",
-                          ns3::UintegerValue(cc::TimelyParams{}.minRateBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_timelyMinRateBps),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("HpccTargetUtil", "Target utilisation eta.",
-                          ns3::DoubleValue(cc::HpccParams{}.targetUtil),
-                          ns3::MakeDoubleAccessor(&RoceCcConfig::m_hpccTargetUtil),
-                          ns3::MakeDoubleChecker<double>(0.01, 1))
-            .AddAttribute("HpccMaxStage", "Additive steps before a multiplicative one.",
-                          ns3::UintegerValue(cc::HpccParams{}.maxStage),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_hpccMaxStage),
-                          ns3::MakeUintegerChecker<uint32_t>())
-            .AddAttribute("HpccRateAiBps", "W_AI as a rate (b/s).",
-                          ns3::UintegerValue(cc::HpccParams{}.rateAiBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_hpccRateAiBps),
-                          ns3::MakeUintegerChecker<uint64_t>())
-            .AddAttribute("HpccFastReact", "Per-ACK reaction.", ns3::BooleanValue(cc::HpccParams{}.fastReact),
-                          ns3::MakeBooleanAccessor(&RoceCcConfig::m_hpccFastReact), ns3::MakeBooleanChecker())
-            .AddAttribute("HpccMultiRate", "Per-hop rates.", ns3::BooleanValue(cc::HpccParams{}.multiRate),
-                          ns3::MakeBooleanAccessor(&RoceCcConfig::m_hpccMultiRate), ns3::MakeBooleanChecker())
-            .AddAttribute("HpccMinRateBps", "Minimum rate (b/s).",
-                          ns3::UintegerValue(cc::HpccParams{}.minRateBps),
-                          ns3::MakeUintegerAccessor(&RoceCcConfig::m_hpccMinRateBps),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute(
-                "HpccMeanQueue", "Queue term from the interval mean (false: the reference's min reading).",
-                ns3::BooleanValue(cc::HpccParams{}.meanQueue),
-                ns3::MakeBooleanAccessor(&RoceCcConfig::m_hpccMeanQueue), ns3::MakeBooleanChecker());
+    static ns3::TypeId tid = [] {
+        ns3::TypeId t = ns3::TypeId("mlnet::roce::RoceCcConfig")
+                            .SetParent<ns3::Object>()
+                            .SetGroupName("Roce")
+                            .AddConstructor<RoceCcConfig>();
+        addAttributes(t, "Dcqcn", &RoceCcConfig::m_dcqcn, cc::dcqcnParameters());
+        addAttributes(t, "Dctcp", &RoceCcConfig::m_dctcp, cc::dctcpParameters());
+        addAttributes(t, "Timely", &RoceCcConfig::m_timely, cc::timelyParameters());
+        addAttributes(t, "Hpcc", &RoceCcConfig::m_hpcc, cc::hpccParameters());
+        return t;
+    }();
     return tid;
-}
-
-cc::DcqcnParams RoceCcConfig::Dcqcn() const {
-    cc::DcqcnParams p;
-    p.g = m_dcqcnG;
-    p.alphaIntervalNs = m_dcqcnAlphaIntervalNs;
-    p.decreaseIntervalNs = m_dcqcnDecreaseIntervalNs;
-    p.increaseIntervalNs = m_dcqcnIncreaseIntervalNs;
-    p.byteCounterBytes = m_dcqcnByteCounterBytes;
-    p.fastRecoverySteps = m_dcqcnFastRecoverySteps;
-    p.additiveIncreaseBps = m_dcqcnAdditiveIncreaseBps;
-    p.hyperIncreaseBps = m_dcqcnHyperIncreaseBps;
-    p.minRateBps = m_dcqcnMinRateBps;
-    p.clampTargetRate = m_dcqcnClampTargetRate;
-    p.rateOnFirstCnp = m_dcqcnRateOnFirstCnp;
-    return p;
-}
-
-cc::DctcpParams RoceCcConfig::Dctcp() const {
-    cc::DctcpParams p;
-    p.g = m_dctcpG;
-    p.rateBased = m_dctcpRateBased;
-    p.initialWindowBytes = m_dctcpInitialWindowBytes;
-    p.rateAiBps = m_dctcpRateAiBps;
-    p.minRateBps = m_dctcpMinRateBps;
-    return p;
-}
-
-cc::TimelyParams RoceCcConfig::Timely() const {
-    cc::TimelyParams p;
-    p.tLowNs = m_timelyTLowNs;
-    p.tHighNs = m_timelyTHighNs;
-    p.minRttNs = m_timelyMinRttNs;
-    p.alpha = m_timelyAlpha;
-    p.beta = m_timelyBeta;
-    p.rateAiBps = m_timelyRateAiBps;
-    p.rateHaiBps = m_timelyRateHaiBps;
-    p.haiThreshold = m_timelyHaiThreshold;
-    p.minRateBps = m_timelyMinRateBps;
-    return p;
-}
-
-cc::HpccParams RoceCcConfig::Hpcc() const {
-    cc::HpccParams p;
-    p.targetUtil = m_hpccTargetUtil;
-    p.maxStage = m_hpccMaxStage;
-    p.rateAiBps = m_hpccRateAiBps;
-    p.fastReact = m_hpccFastReact;
-    p.multiRate = m_hpccMultiRate;
-    p.minRateBps = m_hpccMinRateBps;
-    p.meanQueue = m_hpccMeanQueue;
-    return p;
 }
 
 }  // namespace mlnet::roce
