@@ -312,17 +312,19 @@ const std::vector<CcKey>& ccKeys() {
          nullptr},
         {"RATE_DECREASE_INTERVAL", F::Microseconds, 4'000, 0, 0, "", "DecreaseInterval", nullptr, nullptr,
          nullptr},
-        // attr 1500 µs; the reference's 0 is a zero-delay timer loop.
-        {"RP_TIMER", F::Microseconds, 1'500'000, 0, 0, "", "IncreaseInterval", nullptr, nullptr, nullptr},
-        // attr 1/16; the reference's `1 / 16` is 0, which freezes alpha.
+        {"RP_TIMER", F::Microseconds, 1'500'000, 0, 0, "", "IncreaseInterval", nullptr, nullptr, nullptr,
+         "using the RdmaHw attribute default 1500 µs (the reference driver uses 0, a zero-delay timer loop)"},
         {"EWMA_GAIN", F::Real, 1.0 / 16, 0, 1, "a gain in (0, 1]; 0 would freeze alpha", "G", "G", nullptr,
-         nullptr},
+         nullptr,
+         "using the RdmaHw attribute default 1/16 (the reference driver's `1 / 16` is 0, which freezes "
+         "alpha)"},
         {"FAST_RECOVERY_TIMES", F::Count, 5, 0, UINT32_MAX, "a step count >= 0", "FastRecoverySteps", nullptr,
          nullptr, nullptr},
         {"CLAMP_TARGET_RATE", F::Flag, 0, 0, 1, "", "ClampTargetRate", nullptr, nullptr, nullptr},
-        // RATE_AI, RATE_HAI: attr 5 and 50 Mb/s; the reference has no default.
-        {"RATE_AI", F::Rate, 5'000'000, 0, 0, "", "AdditiveIncrease", nullptr, "RateAi", "RateAi"},
-        {"RATE_HAI", F::Rate, 50'000'000, 0, 0, "", "HyperIncrease", nullptr, "RateHai", nullptr},
+        {"RATE_AI", F::Rate, 5'000'000, 0, 0, "", "AdditiveIncrease", nullptr, "RateAi", "RateAi",
+         "using the RdmaHw attribute default 5Mb/s (the reference driver has no default and aborts)"},
+        {"RATE_HAI", F::Rate, 50'000'000, 0, 0, "", "HyperIncrease", nullptr, "RateHai", nullptr,
+         "using the RdmaHw attribute default 50Mb/s (the reference driver has no default and aborts)"},
         {"MIN_RATE", F::Rate, 100'000'000, 0, 0, "", "MinRate", "MinRate", "MinRate", "MinRate"},
         {"DCTCP_RATE_AI", F::Rate, 1'000'000'000, 0, 0, "", nullptr, "RateAi", nullptr, nullptr},
         {"U_TARGET", F::Real, 0.95, 0, 1, "a target utilization in (0, 1]", nullptr, nullptr, nullptr,

@@ -65,17 +65,14 @@ void Builder::finish() {
             m_diag.warning(m_path + ": key '" + key + "' absent; " + why);
         }
     };
-    const bool dcqcn = mode == kCcModeDcqcn;
-    absent("RATE_AI", dcqcn || mode == kCcModeHpcc || mode == kCcModeHpccPint || mode == kCcModeTimely,
-           "using the RdmaHw attribute default 5Mb/s (the reference driver has no default and aborts)");
-    absent("RATE_HAI", dcqcn || mode == kCcModeTimely,
-           "using the RdmaHw attribute default 50Mb/s (the reference driver has no default and aborts)");
-    absent(
-        "RP_TIMER", dcqcn,
-        "using the RdmaHw attribute default 1500 µs (the reference driver uses 0, a zero-delay timer loop)");
-    absent("EWMA_GAIN", dcqcn || mode == kCcModeDctcp,
-           "using the RdmaHw attribute default 1/16 (the reference driver's `1 / 16` is 0, which freezes "
-           "alpha)");
+    for (const CcKey& k : ccKeys()) {
+        const bool used = (mode == kCcModeDcqcn && k.dcqcn) || (mode == kCcModeDctcp && k.dctcp) ||
+                          (mode == kCcModeTimely && k.timely) ||
+                          ((mode == kCcModeHpcc || mode == kCcModeHpccPint) && k.hpcc);
+        if (k.whenAbsent) {
+            absent(k.key, used, k.whenAbsent);
+        }
+    }
     absent("L2_ACK_INTERVAL", true,
            "using 1 (an ACK per packet); the reference driver's default 0 never completes a flow");
 }

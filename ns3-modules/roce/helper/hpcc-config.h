@@ -62,6 +62,9 @@ struct CcKey {
     const char* dctcp;
     const char* timely;
     const char* hpcc;
+    // Set where the reference's own default is broken or missing: what replaces it, warned about when the key
+    // is absent and the CC mode uses it.
+    const char* whenAbsent = nullptr;
 };
 const std::vector<CcKey>& ccKeys();
 // A markdown table of those keys: the form in the file, the value when absent, the parameter of each
