@@ -1,3 +1,4 @@
 # Scripted-event tests of the TIMELY and HPCC state machines.
-mlnet_add_test(test-cc-timely-hpcc ${CMAKE_SOURCE_DIR}/tests/test-cc-timely-hpcc.cc)
+mlnet_add_test(test-cc-timely-hpcc ${CMAKE_SOURCE_DIR}/tests/test-cc-timely.cc ${CMAKE_SOURCE_DIR}/tests/test-cc-hpcc.cc
+               ${CMAKE_SOURCE_DIR}/tests/test-cc-hpcc-hops.cc)
 target_link_libraries(test-cc-timely-hpcc PRIVATE mlnet::cc)

@@ -1,0 +1,237 @@
+// RoceNic's receive path (one class over two files; the rest is in roce-nic.cc): receive contexts, data in
+// with the ACK/NACK/CNP it triggers (OnData, SendControl), and ACKs and CNPs for the sending QPs.
+#include <algorithm>
+#include <vector>
+
+#include "ns3/simulator.h"
+
+#include "roce-nic.h"
+#include "roce-timing.h"
+#include "wire-format.h"
+
+namespace mlnet::roce {
+
+uint32_t RoceNic::OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t udpSrcPort) {
+    uint32_t index;
+    if (!m_freeRx.empty()) {
+        index = m_freeRx.back();
+        m_freeRx.pop_back();
+    } else {
+        index = static_cast<uint32_t>(m_rx.size());
+        m_rx.emplace_back();
+    }
+    RxContext& rx = m_rx[index];
+    std::vector<IncomingMessage> keep = std::move(rx.messages);  // keeps its capacity across reuse
+    keep.clear();
+    rx = RxContext{};
+    rx.messages = std::move(keep);
+    rx.active = true;
+    rx.port = PortTowards(srcHost, udpSrcPort);
+    rx.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, srcHost, udpSrcPort) : RoceRoute{};
+    rx.flowId = connectionId;
+    rx.srcHost = srcHost;
+    rx.udpSrcPort = udpSrcPort;
+    return index;
+}
+
+void RoceNic::ExpectMessage(uint32_t receiveContext, uint64_t messageId, uint64_t sizeBytes,
+                            Received received) {
+    RxContext& rx = m_rx[receiveContext];
+    rx.expectedEnd += sizeBytes;
+    rx.messages.push_back({messageId, rx.expectedEnd, std::move(received)});
+    if (rx.expectedEnd <= rx.expected && rx.messages.size() == rx.head + 1) {
+        ns3::Simulator::ScheduleNow(&RoceNic::ReceiveEmpty, this, receiveContext, rx.flowId);
+    }
+}
+
+void RoceNic::ReceiveEmpty(uint32_t receiveContext, uint64_t flowId) {
+    RxContext& rx = m_rx[receiveContext];
+    if (rx.active && rx.flowId == flowId) {
+        DeliverCompleted(receiveContext);
+    }
+}
+
+void RoceNic::DeliverCompleted(uint32_t receiveContext) {
+    RxContext& rx = m_rx[receiveContext];
+    m_completedScratch.clear();
+    while (rx.head < rx.messages.size() && rx.messages[rx.head].endSeq <= rx.expected) {
+        m_completedScratch.push_back(std::move(rx.messages[rx.head++]));
+    }
+    if (rx.head == rx.messages.size()) {
+        rx.messages.clear();
+        rx.head = 0;
+    }
+    const TimePs now = nowPs();
+    // Callbacks may expect the connection's next message, which may grow rx.messages: they run off a copy.
+    for (IncomingMessage& m : m_completedScratch) {
+        if (m.received) {
+            m.received(m.id, now);
+        }
+    }
+    m_completedScratch.clear();
+}
+
+void RoceNic::CloseReceive(uint32_t receiveContext) {
+    m_rx[receiveContext].active = false;
+    m_rx[receiveContext].messages.clear();
+    m_rx[receiveContext].head = 0;
+    m_freeRx.push_back(receiveContext);
+}
+
+void RoceNic::Receive(uint32_t, RocePacket* packet) {
+    switch (packet->kind) {
+        case PacketKind::Data:
+            OnData(packet);
+            break;
+        case PacketKind::Ack:
+        case PacketKind::Nack:
+            OnAck(packet);
+            break;
+        case PacketKind::Cnp:
+            OnCnp(packet);
+            break;
+        case PacketKind::Pause:
+            m_pool->release(packet);
+            break;
+    }
+}
+
+void RoceNic::OnData(RocePacket* p) {
+    RxContext* rx = p->dstQp < m_rx.size() ? &m_rx[p->dstQp] : nullptr;
+    if (!rx || !rx->active || rx->flowId != p->flow) {
+        m_pool->release(p);  // a late copy of a finished message
+        return;
+    }
+    rx->srcQp = p->srcQp;  // the sender's QP, which our ACKs address
+    const TimePs now = nowPs();
+    if (p->ecn == kEcnCe) {
+        rx->ceSinceAck = true;
+        if (!m_settings.ecnEchoOnAck && (!rx->cnpSent || now - rx->lastCnpPs >= m_settings.cnpIntervalPs)) {
+            rx->cnpSent = true;
+            rx->lastCnpPs = now;
+            ++m_cnpsSent;
+            SendControl(PacketKind::Cnp, p->dstQp, rx->expected, p);
+        }
+    }
+    bool completed = false;
+    if (p->seq == rx->expected) {
+        const uint64_t before = rx->expected;
+        rx->expected += p->payloadBytes;
+        rx->unacked += p->payloadBytes;
+        m_deliveredBytes += p->payloadBytes;
+        completed = rx->head < rx->messages.size() && rx->messages[rx->head].endSeq <= rx->expected;
+        const bool chunkBoundary = m_settings.ackChunkBytes && before / m_settings.ackChunkBytes !=
+                                                                   rx->expected / m_settings.ackChunkBytes;
+        if (rx->unacked >= m_settings.ackIntervalBytes || p->lastOfMessage || chunkBoundary) {
+            SendControl(PacketKind::Ack, p->dstQp, rx->expected, p);
+        }
+    } else if (p->seq > rx->expected) {
+        ++m_outOfOrder;
+        if (rx->lastNackSeq != rx->expected || now - rx->lastNackPs >= m_settings.nackIntervalPs) {
+            rx->lastNackSeq = rx->expected;
+            rx->lastNackPs = now;
+            ++m_nacksSent;
+            SendControl(PacketKind::Nack, p->dstQp, rx->expected, p);
+        }
+    } else {
+        // A duplicate: re-acknowledge, so a lost ACK is repaired without waiting for another timeout.
+        SendControl(PacketKind::Ack, p->dstQp, rx->expected, p);
+    }
+    const uint32_t context = p->dstQp;
+    m_pool->release(p);
+    if (completed) {
+        DeliverCompleted(context);  // after this packet's ACK is queued
+    }
+}
+
+void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data) {
+    RxContext& rx = m_rx[rxIndex];
+    RocePacket* p = m_pool->allocate();
+    p->kind = kind;
+    p->priority = m_settings.ackPriority;
+    p->ecn = kEcnNotEct;
+    p->srcHost = m_host;
+    p->dstHost = rx.srcHost;
+    p->srcQp = rxIndex;
+    p->dstQp = rx.srcQp;
+    p->flow = rx.flowId;
+    p->udpSrcPort = data->udpSrcPort;
+    // The data's 5-tuple picks the path; a context's route was made from the tuple it was opened with.
+    p->route = data->udpSrcPort == rx.udpSrcPort ? rx.route : RoceRoute{};
+    p->seq = seq;
+    p->payloadBytes = 0;
+    p->sentPs = data->sentPs;
+    if (kind == PacketKind::Cnp) {
+        p->frameBytes = cnpFrameBytes();
+    } else {
+        p->ecnEcho = m_settings.ecnEchoOnAck && rx.ceSinceAck;
+        uint32_t hops = 0;
+        if (m_settings.intEnabled) {
+            hops = data->intHops;
+            std::copy(data->hops, data->hops + hops, p->hops);
+            p->intHops = static_cast<uint8_t>(hops);
+        }
+        p->frameBytes = ackFrameBytes(m_settings.intEnabled ? intBytes(hops) : 0);
+        rx.unacked = 0;
+        rx.ceSinceAck = false;
+    }
+    Port& port = m_ports[rx.port];
+    port.control.push(p);
+    port.device->Kick();
+}
+
+void RoceNic::OnAck(RocePacket* p) {
+    QueuePair* q = p->dstQp < m_qps.size() ? &m_qps[p->dstQp] : nullptr;
+    if (!q || q->state == QpState::Free || q->flowId != p->flow) {
+        m_pool->release(p);
+        return;
+    }
+    const uint32_t qp = p->dstQp;
+    const TimePs now = nowPs();
+    const uint64_t newly = p->seq > q->sndUna ? p->seq - q->sndUna : 0;
+    if (newly) {
+        q->sndUna = p->seq;
+        q->lastProgressPs = now;
+    }
+    if (q->sndNxt < q->sndUna) {
+        q->sndNxt = q->sndUna;
+    }
+    if (p->kind == PacketKind::Nack && q->sndNxt > p->seq) {
+        q->sndNxt = p->seq;  // go-back-N from the receiver's next expected byte
+    }
+    cc::AckSignal signal;
+    signal.nowNs = now / 1000;
+    signal.ackSeq = p->seq;
+    signal.newlyAcked = newly;
+    signal.sndNxt = q->sndNxt;
+    signal.ecnEcho = p->ecnEcho;
+    signal.rttNs = p->sentPs ? (now - p->sentPs) / 1000 : 0;
+    signal.hops = p->hops;
+    signal.numHops = p->intHops;
+    const uint64_t rateBefore = q->cc->rateBps(), windowBefore = q->cc->windowBytes();
+    q->cc->onAck(signal);
+    m_pool->release(p);
+    if (q->cc->rateBps() != rateBefore || q->cc->windowBytes() != windowBefore) {
+        m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
+    }
+    if (q->head < q->messages.size() && q->messages[q->head].endSeq <= q->sndUna && !CompleteMessages(qp)) {
+        return;
+    }
+    ArmCcTimer(qp);
+    Activate(qp);
+}
+
+void RoceNic::OnCnp(RocePacket* p) {
+    QueuePair* q = p->dstQp < m_qps.size() ? &m_qps[p->dstQp] : nullptr;
+    if (q && q->state != QpState::Free && q->flowId == p->flow) {
+        const uint64_t rateBefore = q->cc->rateBps();
+        q->cc->onCnp(nowPs() / 1000);
+        if (q->cc->rateBps() != rateBefore) {
+            m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
+        }
+        ArmCcTimer(p->dstQp);
+    }
+    m_pool->release(p);
+}
+
+}  // namespace mlnet::roce
