@@ -251,6 +251,53 @@ TEST(CustomCollective, MscclRingAllReduceFromChakraGraphs) {
     EXPECT_EQ(o.collectives[0].bytesSentPerDim[0], 14u * 131072u);
 }
 
+TEST(CustomCollective, OnlyTheCustomAllReduceKeyIsEnough) {
+    // ASTRA-sim's own custom-collective example sets all-reduce-implementation-custom and no
+    // all-reduce-implementation.
+    const std::string custom =
+        kExamples +
+        "/astra-sim_master/examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB/"
+        "custom_allreduce";
+    if (!std::filesystem::exists(custom + ".0.et")) {
+        GTEST_SKIP() << "reference traces not found";
+    }
+    Topology ring = Topology::multiDimensional({dim(DimensionKind::Ring, 8)});
+    SystemConfig system = ringSystem(1);
+    system.allReduce.clear();
+    system.allReduceCustom = custom;
+    SimulationOutcome o =
+        run(loadBuilt(microbench::collective(CollectiveType::AllReduce, 8, 1 << 20)), system, ring);
+    EXPECT_EQ(finishOf(o, 0), 14 * netNs(131072) + 7 * 7000);
+}
+
+TEST(ImplementationLists, OnlyTheListsOfCollectivesThatRunAreChecked) {
+    Topology ring = Topology::multiDimensional({dim(DimensionKind::Ring, 8)});
+    const TraceSet allReduce = loadBuilt(microbench::collective(CollectiveType::AllReduce, 8, 1 << 20));
+    // An unusable all-to-all list (halvingDoubling has none) and no all-gather list: ASTRA-sim runs an
+    // all-reduce trace with them, and so do we.
+    SystemConfig system = ringSystem(1);
+    system.allToAll = {AlgorithmChoice{CollectiveAlgorithm::HalvingDoubling, 0}};
+    system.allGather.clear();
+    EXPECT_TRUE(run(allReduce, system, ring).completed);
+    // The same lists are errors, naming the key, when a collective needs them.
+    for (const auto& [type, key] : {std::pair{CollectiveType::AllToAll, "all-to-all-implementation"},
+                                    std::pair{CollectiveType::AllGather, "all-gather-implementation"}}) {
+        Diagnostics diag;
+        simulate(loadBuilt(microbench::collective(type, 8, 1 << 20)), system, ring, {}, {}, diag);
+        EXPECT_THAT(diag.firstError(), ::testing::HasSubstr(std::string("key '") + key + "'")) << key;
+    }
+}
+
+TEST(SystemConfigKeys, BaselineInterDimensionSchedulingIsTheFixedOrder) {
+    Diagnostics diag;
+    const SystemConfig c = parseSystemConfig(
+        R"({"scheduling-policy": "LIFO", "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"],
+            "inter-dimension-scheduling": "baseline"})",
+        "system.json", diag);
+    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    EXPECT_EQ(c.dimensionScheduling, DimensionScheduling::Ascending);
+}
+
 // The documented public results of ASTRA-sim (astra-sim-model.md §7.1).
 TEST(ReferenceResults, RegressionTemplateRing8Is117780) {
     const std::string cfg = kExamples + "/reference_configs/rt_template/";

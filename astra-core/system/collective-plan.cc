@@ -48,7 +48,40 @@ CollectivePlanner::CollectivePlanner(const SystemConfig& config, LogicalTopology
     }
 }
 
-bool CollectivePlanner::validate(Diagnostics& diag) const {
+namespace {
+
+// The implementation list a collective type takes its algorithms from (rooted collectives and barriers use
+// all-reduce's, as ASTRA-sim does) and that list's key.
+const std::vector<AlgorithmChoice>& listFor(const SystemConfig& c, CollectiveType type,
+                                            const char** key = nullptr) {
+    const char* k = "all-reduce-implementation";
+    const std::vector<AlgorithmChoice>* list = &c.allReduce;
+    switch (type) {
+        case CollectiveType::ReduceScatter:
+        case CollectiveType::ReduceScatterBlock:
+            k = "reduce-scatter-implementation";
+            list = &c.reduceScatter;
+            break;
+        case CollectiveType::AllGather:
+            k = "all-gather-implementation";
+            list = &c.allGather;
+            break;
+        case CollectiveType::AllToAll:
+            k = "all-to-all-implementation";
+            list = &c.allToAll;
+            break;
+        default:
+            break;
+    }
+    if (key) {
+        *key = k;
+    }
+    return *list;
+}
+
+}  // namespace
+
+bool CollectivePlanner::validate(Diagnostics& diag, const std::vector<CollectiveType>& used) const {
     const std::size_t before = diag.errorCount();
     const std::size_t dims = m_topology.dimSizes.size();
     auto check = [&](const char* key, const std::vector<AlgorithmChoice>& list, bool allowTree) {
@@ -81,14 +114,22 @@ bool CollectivePlanner::validate(Diagnostics& diag) const {
             }
         }
     };
-    check("all-reduce-implementation", m_config.allReduce, true);
-    check("reduce-scatter-implementation", m_config.reduceScatter, false);
-    check("all-gather-implementation", m_config.allGather, false);
-    check("all-to-all-implementation", m_config.allToAll, false);
-    for (const AlgorithmChoice& a : m_config.allToAll) {
-        if (dimensional(a).algorithm == CollectiveAlgorithm::HalvingDoubling) {
-            diag.error(m_config.path +
-                       ": key 'all-to-all-implementation': halvingDoubling has no all-to-all");
+    std::vector<const std::vector<AlgorithmChoice>*> checked;
+    for (CollectiveType type : used) {
+        const char* key = nullptr;
+        const std::vector<AlgorithmChoice>& list = listFor(m_config, type, &key);
+        if (std::find(checked.begin(), checked.end(), &list) != checked.end()) {
+            continue;
+        }
+        checked.push_back(&list);
+        check(key, list, &list == &m_config.allReduce);
+        if (&list == &m_config.allToAll) {
+            for (const AlgorithmChoice& a : list) {
+                if (dimensional(a).algorithm == CollectiveAlgorithm::HalvingDoubling) {
+                    diag.error(m_config.path +
+                               ": key 'all-to-all-implementation': halvingDoubling has no all-to-all");
+                }
+            }
         }
     }
     return diag.errorCount() == before;
@@ -96,21 +137,7 @@ bool CollectivePlanner::validate(Diagnostics& diag) const {
 
 AlgorithmChoice CollectivePlanner::algorithmFor(CollectiveType type, uint32_t dimension,
                                                 bool flattened) const {
-    const std::vector<AlgorithmChoice>* list = &m_config.allReduce;
-    switch (type) {
-        case CollectiveType::ReduceScatter:
-        case CollectiveType::ReduceScatterBlock:
-            list = &m_config.reduceScatter;
-            break;
-        case CollectiveType::AllGather:
-            list = &m_config.allGather;
-            break;
-        case CollectiveType::AllToAll:
-            list = &m_config.allToAll;
-            break;
-        default:
-            break;
-    }
+    const std::vector<AlgorithmChoice>* list = &listFor(m_config, type);
     if (list->empty()) {
         return {};
     }

@@ -63,9 +63,11 @@ class CollectivePlanner {
 public:
     CollectivePlanner(const SystemConfig& config, LogicalTopology topology, uint64_t endpointDelayNs);
 
-    // Reports problems with the configuration for this topology (implementation list lengths, ...) to diag;
-    // false when there was one.
-    bool validate(Diagnostics& diag) const;
+    // Reports problems with the implementation lists this run uses for this topology (missing, lengths,
+    // algorithms that cannot run there) to diag; false when there was one. Only the lists of the collective
+    // types in `used` are checked, as ASTRA-sim reads a list only when a collective needs it (a type with a
+    // custom implementation needs none).
+    bool validate(Diagnostics& diag, const std::vector<CollectiveType>& used) const;
 
     // Dimensions (or one flattened span) for a collective of `rank` on communicator `members` (ascending
     // ranks). `forceFlat` asks for one line over the members (rooted collectives); `flattened` is set when a

@@ -1,5 +1,6 @@
 #include "simulation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -38,7 +39,6 @@ Simulation::Simulation(const TraceSet& traces, const SystemConfig& system, const
     const auto endpointDelayNs =
         static_cast<uint64_t>(static_cast<double>(system.endpointDelayNs) * options.injectionScale);
     m_planner = std::make_unique<CollectivePlanner>(m_config, logical, endpointDelayNs);
-    m_planner->validate(diag);
 
     // Custom collective implementations: one graph per communicator position, which must match every
     // communicator the collective runs on.
@@ -53,6 +53,18 @@ Simulation::Simulation(const TraceSet& traces, const SystemConfig& system, const
             *slot = m_programs.back().get();
         }
     }
+    // The collective types the trace runs without a custom implementation: their implementation lists must
+    // be usable here.
+    std::vector<CollectiveType> used;
+    for (const RankTrace& trace : traces.ranks) {
+        for (const TraceNode& node : trace.nodes) {
+            if (node.isSimulatedCollective() && !m_custom.forType(node.collective) &&
+                std::find(used.begin(), used.end(), node.collective) == used.end()) {
+                used.push_back(node.collective);
+            }
+        }
+    }
+    m_planner->validate(diag, used);
     for (const RankTrace& trace : traces.ranks) {
         for (const TraceNode& node : trace.nodes) {
             const TraceSet* program =

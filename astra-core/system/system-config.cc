@@ -191,6 +191,8 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
               {"localBWAware", CollectiveOptimization::LocalBwAware}});
     r.choice("inter-dimension-scheduling", c.dimensionScheduling,
              {{"ascending", DimensionScheduling::Ascending},
+              {"baseline",
+               DimensionScheduling::Ascending},  // what ASTRA-sim users' tools write for the fixed order
               {"themis", DimensionScheduling::Themis},
               {"OfflineGreedy", DimensionScheduling::Themis}});
     r.unsignedInt("active-chunks-per-dimension", c.activeChunksPerDimension, 1);

@@ -12,6 +12,7 @@
 #include "network/topology-description.h"
 #include "system/simulation.h"
 #include "util/atomic-file.h"
+#include "util/cli-options.h"
 #include "workload/trace-set.h"
 
 namespace po = boost::program_options;
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
     std::string loggingConfig, loggingFolder;
     SimulationOptions options;
     TraceSetOptions traceOptions;
-    double commScale = 1, computeScale = 1;
+    std::string queuesText = "1", injectionText = "1", commScaleText = "1", computeScaleText = "1";
     bool rendezvous = false;
     po::options_description visible(
         "Usage: mlnet-analytical --workload-configuration=PREFIX --system-configuration=SYSTEM.json "
@@ -85,15 +86,13 @@ int main(int argc, char** argv) {
         "unaware-routing", po::value(&routing)->default_value("lowest-dim"),
         "lowest-dim (ASTRA-sim: charge only the lowest differing dimension) or all-dims")(
         "report", po::value(&report), "write per-rank and per-collective results as JSON")(
-        "num-queues-per-dim", po::value(&options.queuesPerDimension)->default_value(1),
-        "queues per dimension")("injection-scale", po::value(&options.injectionScale)->default_value(1.0),
-                                "multiplies endpoint-delay")(
+        "num-queues-per-dim", po::value(&queuesText), "queues per dimension, 1..1024 (default 1)")(
+        "injection-scale", po::value(&injectionText), "multiplies endpoint-delay, 0..1e6 (default 1)")(
         "overlap-collectives", po::bool_switch(&options.executor.overlapCollectives),
         "let a rank run several collectives at once (ASTRA-sim: one)")(
         "strict", po::bool_switch(&traceOptions.read.strict), "ASTRA-sim parity checks on the traces")(
-        "comm-scale", po::value(&commScale)->default_value(1.0), "accepted for compatibility; must be 1")(
-        "compute-scale", po::value(&computeScale)->default_value(1.0),
-        "accepted for compatibility; must be 1")(
+        "comm-scale", po::value(&commScaleText), "accepted for compatibility; must be 1")(
+        "compute-scale", po::value(&computeScaleText), "accepted for compatibility; must be 1")(
         "rendezvous-protocol", po::value(&rendezvous)->default_value(false), "not supported; must be false")(
         "logging-configuration", po::value(&loggingConfig), "accepted for compatibility; ignored")(
         "logging-folder", po::value(&loggingFolder), "accepted for compatibility; ignored");
@@ -109,6 +108,17 @@ int main(int argc, char** argv) {
         std::cout << visible << "\n";
         return 0;
     }
+    CliNumbers numbers("mlnet-analytical");
+    uint64_t queues = 1;
+    double commScale = 1, computeScale = 1;
+    if (!numbers.count("num-queues-per-dim", queuesText, 1, 1024, queues) ||
+        !numbers.real("injection-scale", injectionText, 0, 1e6, options.injectionScale) ||
+        !numbers.real("comm-scale", commScaleText, 1, 1, commScale) ||
+        !numbers.real("compute-scale", computeScaleText, 1, 1, computeScale)) {
+        std::cerr << numbers.error() << "\n";
+        return 1;
+    }
+    options.queuesPerDimension = static_cast<uint32_t>(queues);
     for (const auto& [flag, value] :
          {std::pair<const char*, std::string*>{"workload-configuration", &workload},
           {"system-configuration", &systemPath},

@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "util/cli-options.h"
 #include "workload/trace-set.h"
 #include "workload/trace-summary.h"
 
@@ -18,13 +19,14 @@ int main(int argc, char** argv) {
     mlnet::TraceSetOptions options;
     std::string prefix;
     bool json = false;
+    std::string npusText;
     po::options_description visible(
         "Usage: mlnet-check PREFIX [options]\n\n"
         "Validates the Chakra execution traces PREFIX.<rank>.et (plain or gzip) and "
         "prints a summary.\nExit status: 0 valid (warnings allowed), 2 invalid, 1 usage "
         "error.\n\nOptions");
     visible.add_options()("help,h", "show this help")(
-        "npus", po::value<uint32_t>(&options.numRanks),
+        "npus", po::value<std::string>(&npusText),
         "number of ranks (default: count the files PREFIX.0.et, PREFIX.1.et, ...)")(
         "comm-group-configuration", po::value<std::string>(&options.commGroupFile),
         "communicator groups as JSON, e.g. {\"1\": [0, 1]}")("json", po::bool_switch(&json),
@@ -53,6 +55,15 @@ int main(int argc, char** argv) {
     if (vm.count("help")) {
         std::cout << visible << "\n";
         return 0;
+    }
+    if (!npusText.empty()) {
+        mlnet::CliNumbers numbers("mlnet-check");
+        uint64_t npus = 0;
+        if (!numbers.count("npus", npusText, 1, 1u << 24, npus)) {
+            std::cerr << numbers.error() << "\n";
+            return 1;
+        }
+        options.numRanks = static_cast<uint32_t>(npus);
     }
     if (prefix.empty()) {
         std::cerr << "mlnet-check: missing PREFIX (trace files are PREFIX.<rank>.et)\n" << visible << "\n";

@@ -84,6 +84,18 @@ bool CliNumbers::durationNs(std::string_view name, std::string_view text, bool a
     return true;
 }
 
+bool CliNumbers::flag(std::string_view name, std::string_view text, bool& out, bool emptyIsTrue) {
+    if (text == "1" || text == "true" || (emptyIsTrue && text.empty())) {
+        out = true;
+        return true;
+    }
+    if (text == "0" || text == "false") {
+        out = false;
+        return true;
+    }
+    return fail(name, text, "is not a truth value", "0, 1, false or true");
+}
+
 bool CliNumbers::bytes(std::string_view name, std::string_view text, uint64_t& out) {
     uint64_t value = 0;
     const NumberStatus status = parseByteSize(text, value);

@@ -24,6 +24,8 @@ public:
     bool rateBps(std::string_view name, std::string_view text, uint64_t& out);
     // A time with a unit ("5ms", "2s"), whole nanoseconds; zero only when allowed.
     bool durationNs(std::string_view name, std::string_view text, bool allowZero, uint64_t& out);
+    // 0 / 1 / false / true; with emptyIsTrue, also the option given without a value ("--quiet").
+    bool flag(std::string_view name, std::string_view text, bool& out, bool emptyIsTrue = false);
     // A byte size ("64KB", "1MiB", "4096") above zero.
     bool bytes(std::string_view name, std::string_view text, uint64_t& out);
 

@@ -7,6 +7,8 @@
 
 #include "incast-experiment.h"
 #include "roce-fabric.h"
+#include "tool-command-line.h"
+#include "util/cli-options.h"
 
 using namespace mlnet::roce;
 
@@ -15,13 +17,39 @@ int main(int argc, char** argv) {
     IncastSetup setup;
     std::string preset = "hpcc-paper";
     bool verbose = false;
+    std::string senders = std::to_string(setup.senders), flowBytes = std::to_string(setup.flowBytes),
+                seed = std::to_string(setup.seed);
+    mlnet::roce::ToolCommandLine tool("mlnet-incast-study");
+    if (!tool.TakeAttributes(argc, argv) || !tool.CheckFlags(argc, argv, {"verbose"})) {
+        std::fprintf(stderr, "%s\n", tool.error().c_str());
+        return 1;
+    }
     ns3::CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "number of senders", setup.senders);
-    cmd.AddValue("flowBytes", "bytes per sender", setup.flowBytes);
+    cmd.AddValue("senders", "number of senders, 1..1024", senders);
+    cmd.AddValue("flowBytes", "bytes per sender (e.g. 1000000 or 1MB)", flowBytes);
     cmd.AddValue("preset", "CC parameter preset: hpcc-paper or paper", preset);
-    cmd.AddValue("seed", "random seed", setup.seed);
+    cmd.AddValue("seed", "random seed 1..4294967086", seed);
     cmd.AddValue("verbose", "also print each sender's goodput (Gb/s) over the second half", verbose);
     cmd.Parse(argc, argv);
+    mlnet::CliNumbers numbers("mlnet-incast-study");
+    uint64_t sendersValue = 0, seedValue = 0;
+    if (!tool.CheckNoExtraArguments(cmd)) {
+        std::fprintf(stderr, "%s\n", tool.error().c_str());
+        return 1;
+    }
+    if (!numbers.count("senders", senders, 1, 1024, sendersValue) ||
+        !numbers.bytes("flowBytes", flowBytes, setup.flowBytes) ||
+        !numbers.count("seed", seed, 1, 4294967086ull, seedValue)) {
+        std::fprintf(stderr, "%s\n", numbers.error().c_str());
+        return 1;
+    }
+    if (preset != "hpcc-paper" && preset != "paper") {
+        std::fprintf(stderr, "mlnet-incast-study: --preset=%s: expected hpcc-paper or paper\n",
+                     preset.c_str());
+        return 1;
+    }
+    setup.senders = static_cast<uint32_t>(sendersValue);
+    setup.seed = seedValue;
     setup.preset = preset;
     std::printf("%u:1 incast, %llu B per sender, 100 Gb/s, 1 us links, 32 MB buffer, preset %s\n",
                 setup.senders, static_cast<unsigned long long>(setup.flowBytes), preset.c_str());

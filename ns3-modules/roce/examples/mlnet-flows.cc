@@ -25,6 +25,8 @@
 #include "roce-fabric.h"
 #include "roce-timing.h"
 #include "run-report.h"
+#include "tool-command-line.h"
+#include "util/cli-options.h"
 #include "util/process-usage.h"
 
 using namespace mlnet;
@@ -43,9 +45,13 @@ int main(int argc, char** argv) {
     std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, qlenOverride, cc,
         ccPreset = "config", pcap, report;
     std::string rateTrace;
+    std::string seedText = "1", rtoUsText = "1000";
     bool pfc = true;
-    uint32_t seed = 1;
-    double rtoUs = 1000;
+    ToolCommandLine tool("mlnet-flows");
+    if (!tool.TakeAttributes(argc, argv) || !tool.CheckFlags(argc, argv, {"pfc", "cc-parameters"})) {
+        std::cerr << tool.error() << "\n";
+        return 1;
+    }
     ns3::CommandLine cmd(__FILE__);
     cmd.Usage(
         "mlnet-flows CONFIG [--topology=FILE] [--flows=FILE] [--cc=none] ...\n"
@@ -71,12 +77,29 @@ int main(int argc, char** argv) {
     cmd.AddValue("report", "write a JSON summary of the run", report);
     cmd.AddValue("rate-trace",
                  "write every QP rate/window change: time_ns src_node flow rate_bps window_bytes", rateTrace);
-    cmd.AddValue("seed", "random seed (ECN marking, link loss, ECMP salt)", seed);
-    cmd.AddValue("rto-us", "retransmission timeout in microseconds", rtoUs);
+    cmd.AddValue("seed", "random seed 1..4294967086 (ECN marking, link loss, ECMP salt)", seedText);
+    cmd.AddValue("rto-us", "retransmission timeout in microseconds, above 0", rtoUsText);
     bool listParameters = false;
     cmd.AddValue("cc-parameters", "print every congestion-control parameter (markdown) and exit",
                  listParameters);
     cmd.Parse(argc, argv);
+    if (!tool.CheckNoExtraArguments(cmd)) {
+        std::cerr << tool.error() << "\n";
+        return 1;
+    }
+    CliNumbers numbers("mlnet-flows");
+    uint64_t seed = 1;
+    double rtoUs = 1000;
+    // ns-3's generator takes seeds below its modulus 4294967087.
+    if (!numbers.count("seed", seedText, 1, 4294967086ull, seed) ||
+        !numbers.real("rto-us", rtoUsText, 0, 1e9, rtoUs, true)) {
+        std::cerr << numbers.error() << "\n";
+        return 1;
+    }
+    if (tool.AnyAttributeOf("mlnet::roce::RoceCcConfig") && ccPreset != "attributes") {
+        std::cerr << "mlnet-flows: RoceCcConfig attributes take effect only with --cc-preset=attributes\n";
+        return 1;
+    }
     if (listParameters) {
         std::cout << "## Parameters (ns-3 attributes `mlnet::roce::RoceCcConfig::<Algorithm><parameter>`)\n\n"
                   << cc::describeParameters() << "\n## config.txt keys\n\n"
@@ -88,7 +111,7 @@ int main(int argc, char** argv) {
         cmd.PrintHelp(std::cerr);
         return 1;
     }
-    ns3::RngSeedManager::SetSeed(seed);
+    ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(seed));
 
     Diagnostics diag;
     HpccConfig config =

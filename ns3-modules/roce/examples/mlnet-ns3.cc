@@ -28,7 +28,9 @@
 #include "run-report.h"
 #include "system/simulation.h"
 #include "system/timeline.h"
+#include "tool-command-line.h"
 #include "training-report.h"
+#include "util/cli-options.h"
 #include "util/process-usage.h"
 #include "workload/trace-set.h"
 
@@ -41,10 +43,22 @@ namespace {
 struct Options {
     std::string workload, system, network, memory, groups = "empty", logical, outputDir, pcap, cc, ccPreset;
     std::string logging, loggingFolder;
-    uint32_t queuesPerDim = 1;
+    // Numbers and flags as typed; read through CliNumbers after parsing.
+    std::string queuesPerDimText = "1", injectionScaleText = "1", commScaleText = "1", computeScaleText = "1";
+    std::string seedText = "0";
+    uint64_t queuesPerDim = 1;
     double injectionScale = 1, commScale = 1, computeScale = 1;
     bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
-    uint32_t seed = 0;  // 0: the description's
+    uint64_t seed = 0;  // 0: the description's
+
+    // Reads the texts; false with the first bad option reported.
+    bool read(CliNumbers& n) {
+        return n.count("num-queues-per-dim", queuesPerDimText, 1, 1024, queuesPerDim) &&
+               n.real("injection-scale", injectionScaleText, 0, 1e6, injectionScale) &&
+               n.real("comm-scale", commScaleText, 1, 1, commScale) &&
+               n.real("compute-scale", computeScaleText, 1, 1, computeScale) &&
+               n.count("seed", seedText, 0, 4294967086ull, seed);
+    }
 };
 
 // Timeline rows and fct.txt lines for every message of the trace.
@@ -109,6 +123,13 @@ int main(int argc, char** argv) {
     google::protobuf::SetLogHandler(nullptr);
     SimulatorSession session;
     Options o;
+    ToolCommandLine tool("mlnet-ns3");
+    if (!tool.TakeAttributes(argc, argv) || !tool.CheckFlags(argc, argv,
+                                                             {"rendezvous-protocol", "overlap-collectives",
+                                                              "strict", "quiet", "compare-analytical"})) {
+        std::cerr << tool.error() << "\n";
+        return 1;
+    }
     ns3::CommandLine cmd(__FILE__);
     cmd.Usage(
         "mlnet-ns3 --workload-configuration=PREFIX --system-configuration=SYSTEM.json "
@@ -125,10 +146,10 @@ int main(int argc, char** argv) {
     cmd.AddValue("comm-group-configuration", "communicator groups JSON ('empty' means none)", o.groups);
     cmd.AddValue("logical-topology-configuration",
                  "ASTRA-sim's {\"logical-dims\": [...]} for the collectives", o.logical);
-    cmd.AddValue("num-queues-per-dim", "queues per dimension", o.queuesPerDim);
-    cmd.AddValue("injection-scale", "multiplies endpoint-delay", o.injectionScale);
-    cmd.AddValue("comm-scale", "accepted for compatibility; must be 1", o.commScale);
-    cmd.AddValue("compute-scale", "accepted for compatibility; must be 1", o.computeScale);
+    cmd.AddValue("num-queues-per-dim", "queues per dimension, 1..1024", o.queuesPerDimText);
+    cmd.AddValue("injection-scale", "multiplies endpoint-delay, 0..1e6", o.injectionScaleText);
+    cmd.AddValue("comm-scale", "accepted for compatibility; must be 1", o.commScaleText);
+    cmd.AddValue("compute-scale", "accepted for compatibility; must be 1", o.computeScaleText);
     cmd.AddValue("rendezvous-protocol", "not supported; must be false", o.rendezvous);
     cmd.AddValue("logging-configuration", "accepted for compatibility; ignored", o.logging);
     cmd.AddValue("logging-folder", "accepted for compatibility; ignored", o.loggingFolder);
@@ -138,7 +159,8 @@ int main(int argc, char** argv) {
     cmd.AddValue("cc", "congestion control: none, dcqcn, dctcp, timely or hpcc (default: the network's)",
                  o.cc);
     cmd.AddValue("cc-preset", "config, paper, hpcc-paper or attributes (default: the network's)", o.ccPreset);
-    cmd.AddValue("seed", "random seed (ECN marking, losses, ECMP salt, background traffic)", o.seed);
+    cmd.AddValue("seed", "random seed 1..4294967086 (ECN marking, losses, ECMP salt, background traffic)",
+                 o.seedText);
     cmd.AddValue("output-dir", "where summary.json, fct.txt, pfc.txt, qlen.txt and timeline.json go",
                  o.outputDir);
     cmd.AddValue("pcap", "also write every frame to this pcap file", o.pcap);
@@ -146,6 +168,15 @@ int main(int argc, char** argv) {
     cmd.AddValue("compare-analytical", "also run the congestion-aware analytical model and compare",
                  o.compareAnalytical);
     cmd.Parse(argc, argv);
+    if (!tool.CheckNoExtraArguments(cmd)) {
+        std::cerr << tool.error() << "\n";
+        return 1;
+    }
+    CliNumbers numbers("mlnet-ns3");
+    if (!o.read(numbers)) {
+        std::cerr << numbers.error() << "\n";
+        return 1;
+    }
     for (const auto& [flag, value] :
          {std::pair<const char*, std::string*>{"workload-configuration", &o.workload},
           {"system-configuration", &o.system},
@@ -154,11 +185,8 @@ int main(int argc, char** argv) {
             return usage(cmd, std::string("--") + flag + " is required");
         }
     }
-    if (o.commScale != 1 || o.computeScale != 1 || o.rendezvous || o.queuesPerDim == 0 ||
-        o.injectionScale < 0) {
-        return usage(cmd,
-                     "--comm-scale and --compute-scale must be 1, --rendezvous-protocol false, "
-                     "--num-queues-per-dim at least 1 and --injection-scale non-negative");
+    if (o.rendezvous) {
+        return usage(cmd, "--rendezvous-protocol is not supported; leave it false");
     }
 
     Diagnostics diag;
@@ -195,6 +223,12 @@ int main(int argc, char** argv) {
     // Congestion control: the network's choice unless the command line names one.
     const std::string ccName = o.cc.empty() ? settings.cc : o.cc;
     const std::string preset = o.ccPreset.empty() ? settings.ccPreset : o.ccPreset;
+    if (tool.AnyAttributeOf("mlnet::roce::RoceCcConfig") && preset != "attributes") {
+        std::cerr << "mlnet-ns3: RoceCcConfig attributes take effect only with --cc-preset=attributes (the "
+                     "network description's preset is '"
+                  << preset << "')\n";
+        return 1;
+    }
     const CcSelection selection = selectCongestionControl(settings.ccParameters, ccName, preset, diag);
     if (ccName.empty() && settings.ccParameters.ccMode == 12) {
         std::cerr

@@ -110,7 +110,8 @@ void addAttributes(ns3::TypeId& tid, const char* prefix, Params RoceCcConfig::*p
     for (const cc::ParamRow<Params>& row : rows) {
         const std::string name = std::string(prefix) + row.name;
         const double value = row.get(defaults);
-        const std::string unit = cc::unitOf(row.kind);
+        // Times and rates carry their units in their ns-3 types; bytes are plain integers.
+        const std::string unit = row.kind == cc::ParamKind::Bytes ? cc::unitOf(row.kind) : "";
         const std::string help = std::string(row.doc) + (unit.empty() ? "" : " (" + unit + ")") + ".";
         ns3::Ptr<const ns3::AttributeAccessor> accessor =
             ns3::Create<CcParameterAccessor<Params>>(params, &row);
