@@ -76,7 +76,15 @@ TEST(RoceWireSizes, SerializedFramesHaveTheirFrameSize) {
             EXPECT_EQ(s.bytes.size(), s.originalLength);
             EXPECT_GE(frame, kMinFrameBytes);
         }
-        EXPECT_EQ(frameBytesOf(packets[0], ctx), dataFrameBytes(1000, withInt ? intBytes(3) : 0));
+        // A data packet is charged (and framed with) the INT header only: the hop count, not the records; the
+        // ACK echoing them carries every record.
+        EXPECT_EQ(frameBytesOf(packets[0], ctx), dataFrameBytes(1000, withInt ? intBytes(0) : 0));
+        if (withInt) {
+            const SerializedFrame data = serializeFrame(packets[0], ctx);
+            const std::size_t intAt = kEthHeaderBytes + kIpv4HeaderBytes + kUdpHeaderBytes + kBthBytes;
+            EXPECT_EQ(data.bytes[intAt], 0);
+            EXPECT_EQ(data.bytes[intAt + 1], 3) << "the INT header holds the hop count";
+        }
         EXPECT_EQ(frameBytesOf(packets[3], ctx), ackFrameBytes(withInt ? intBytes(3) : 0));
         EXPECT_EQ(frameBytesOf(packets[5], ctx), cnpFrameBytes());
     }

@@ -311,6 +311,7 @@ TEST(RoceFabric, PcapDecodesAsRoceAndPfcInTshark) {
         }
         ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull));
         ASSERT_FALSE(net.fabric.Pfc().empty());
+        ASSERT_TRUE(net.fabric.FinishCapture()) << diag.format(Severity::Error);
     }
     const std::string out = dir + "/tshark.txt";
     ASSERT_EQ(std::system(

@@ -1,11 +1,17 @@
 // Writing result files so that they appear whole or not at all: a temporary file in the target's directory,
 // flushed, then renamed over the target. A run that fails half way never leaves a truncated file that looks
-// complete.
+// complete, and a run stopped by SIGTERM, SIGINT or SIGHUP leaves no temporary file behind either (a handler
+// removes every live one, then lets the signal end the process as it would have).
+//
+// What is at the path is respected: a symbolic link is followed (the file it names is replaced, the link
+// stays); a FIFO or a character device (/dev/null, /dev/stdout, a pipe) is written directly, as there is
+// nothing to rename; a directory or any other special file is refused with an error.
 #ifndef MLNET_UTIL_ATOMIC_FILE_H
 #define MLNET_UTIL_ATOMIC_FILE_H
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "diagnostics.h"
 
@@ -25,19 +31,46 @@ public:
     bool commit();
 
 private:
-    bool fail(const std::string& what);
+    bool fail(const std::string& what, bool withErrno = true);
 
-    std::string m_path;
-    std::string m_tmpPath;
+    std::string m_path;     // as given, for messages
+    std::string m_target;   // what is replaced: the path, or the file a symbolic link names
+    std::string m_tmpPath;  // empty when writing straight to a FIFO or device
     Diagnostics& m_diag;
     int m_fd = -1;
-    bool m_created = false;
     bool m_failed = false;
     bool m_committed = false;
 };
 
 // The whole of `bytes` through an AtomicFile; false (reported) on failure, leaving `path` untouched.
 bool writeFileAtomically(const std::string& path, const std::string& bytes, Diagnostics& diag);
+
+// Many files that must appear together (a trace set): each is written to its temporary and closed by add(),
+// and commit() renames them all with the termination signals held back, so a signal either removes every
+// temporary or finds every file in place. Destroyed without commit, it removes the temporaries.
+class AtomicFileSet {
+public:
+    explicit AtomicFileSet(Diagnostics& diag) : m_diag(diag) {}
+    AtomicFileSet(const AtomicFileSet&) = delete;
+    AtomicFileSet& operator=(const AtomicFileSet&) = delete;
+    ~AtomicFileSet();
+
+    bool add(const std::string& path, std::string_view bytes);
+    bool commit();
+
+private:
+    struct Pending {
+        std::string target, tmpPath;
+    };
+    Diagnostics& m_diag;
+    std::vector<Pending> m_pending;
+    bool m_failed = false;
+};
+
+// Checks before a long run that `path` can be written: its directory exists and takes new files, and it is
+// not a directory or another special file that AtomicFile refuses. False (reported, naming `what` and the
+// path) otherwise; nothing is created.
+bool checkOutputPath(const std::string& path, const std::string& what, Diagnostics& diag);
 
 }  // namespace mlnet
 

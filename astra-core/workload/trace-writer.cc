@@ -256,15 +256,17 @@ std::string RankTraceBuilder::serialize() const {
     return out;
 }
 
-void RankTraceBuilder::write(const std::string& path) const {
+std::string RankTraceBuilder::fileBytes(const std::string& path) const {
     const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-    std::string bytes;
     try {
-        bytes = gzip ? gzipCompress(serialize()) : serialize();
+        return gzip ? gzipCompress(serialize()) : serialize();
     } catch (const std::runtime_error& e) {
         throw std::runtime_error("cannot write trace file '" + path + "': " + e.what());
     }
-    writeAtomically(path, bytes);
+}
+
+void RankTraceBuilder::write(const std::string& path) const {
+    writeAtomically(path, fileBytes(path));
 }
 
 TraceSetBuilder::TraceSetBuilder(uint32_t numRanks, std::string version) {
@@ -296,10 +298,19 @@ std::vector<std::string> TraceSetBuilder::write(const std::string& prefix, bool 
         throw std::runtime_error("cannot create directory '" + parent.string() + "' for trace set '" +
                                  prefix + "': " + error.message());
     }
+    // The ranks appear together or not at all: a set cut short by a failure or a signal would read as a
+    // valid, smaller one.
+    Diagnostics diag;
+    AtomicFileSet files(diag);
     std::vector<std::string> paths;
     for (const RankTraceBuilder& builder : m_ranks) {
         paths.push_back(prefix + "." + std::to_string(builder.rank()) + (gzip ? ".et.gz" : ".et"));
-        builder.write(paths.back());
+        if (!files.add(paths.back(), builder.fileBytes(paths.back()))) {
+            throw std::runtime_error("cannot write trace file: " + diag.firstError());
+        }
+    }
+    if (!files.commit()) {
+        throw std::runtime_error("cannot write trace set '" + prefix + "': " + diag.firstError());
     }
     return paths;
 }

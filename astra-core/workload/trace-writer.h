@@ -58,6 +58,8 @@ public:
     std::string serialize() const;
     // Writes "<path>.tmp.<pid>" and renames it over path, so readers never see a partial file;
     // gzip-compresses when path ends in ".gz". Throws std::runtime_error naming path on failure.
+    // The file's bytes for `path` (gzip-compressed when it ends in .gz).
+    std::string fileBytes(const std::string& path) const;
     void write(const std::string& path) const;
 
 private:

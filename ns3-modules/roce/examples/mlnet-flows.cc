@@ -26,6 +26,7 @@
 #include "roce-timing.h"
 #include "run-report.h"
 #include "tool-command-line.h"
+#include "util/atomic-file.h"
 #include "util/cli-options.h"
 #include "util/process-usage.h"
 
@@ -142,6 +143,18 @@ int main(int argc, char** argv) {
         checkConfigAgainstTopology(config, *topology, diag);
         flows = loadFlowFile(config.flowFile, *topology, diag);
     }
+    // Every output is checked before the run, not found unwritable after it.
+    for (const auto& [path, what] :
+         {std::pair<const std::string&, const char*>{config.fctOutputFile, "FCT output"},
+          {config.pfcOutputFile, "PFC output"},
+          {config.qlenMonFile, "queue samples"},
+          {pcap, "pcap"},
+          {report, "report"},
+          {rateTrace, "rate trace"}}) {
+        if (!path.empty()) {
+            checkOutputPath(path, what, diag);
+        }
+    }
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
         return 2;
@@ -186,6 +199,10 @@ int main(int argc, char** argv) {
                             &rateContexts.back()));
         }
     }
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
     for (const FlowSpec& f : flows) {
         runner.AddFlow(f.srcNode, f.dstNode, f.sizeBytes, f.priority, f.dport, nsToPs(f.startNs));
     }
@@ -202,6 +219,7 @@ int main(int argc, char** argv) {
     if (rates) {
         rates->commit();
     }
+    network.FinishCapture();
 
     const NetworkTotals totals = networkTotals(network);
     std::printf("congestion control: %s (%s)\n", selection.name.c_str(), ccPreset.c_str());

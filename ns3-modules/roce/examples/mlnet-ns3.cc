@@ -30,6 +30,7 @@
 #include "system/timeline.h"
 #include "tool-command-line.h"
 #include "training-report.h"
+#include "util/atomic-file.h"
 #include "util/cli-options.h"
 #include "util/process-usage.h"
 #include "workload/trace-set.h"
@@ -246,6 +247,7 @@ int main(int argc, char** argv) {
         settings.fabric.switches.queueSampleEndPs = settings.queueEndPs;
     }
     ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(settings.fabric.seed));
+    checkOutputPath(out.summary, "summary", diag);  // the streams below check their own paths
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
         return 2;
@@ -335,6 +337,7 @@ int main(int argc, char** argv) {
     printResultLines(run.outcome);
     fct.commit();
     monitors.commit();
+    fabric.FinishCapture();
     if (timeline) {
         timeline->close();
     }

@@ -98,7 +98,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         }
     }
     if (!m_settings.pcapPath.empty()) {
-        m_pcap = std::make_unique<PcapWriter>(m_settings.pcapPath);
+        m_pcap = std::make_unique<PcapWriter>(m_settings.pcapPath, diag);
         for (uint32_t v = 0; v < vertices; ++v) {
             for (auto& d : m_devices[v]) {
                 d->SetPcap(m_pcap.get(), t.vertices[v].originalId, m_settings.nic.mtuPayloadBytes,
@@ -224,10 +224,10 @@ bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<Roce
     return true;
 }
 
-RoceFabric::~RoceFabric() {
-    if (m_pcap) {
-        m_pcap->close();
-    }
+RoceFabric::~RoceFabric() = default;
+
+bool RoceFabric::FinishCapture() {
+    return !m_pcap || m_pcap->close();
 }
 
 void RoceFabric::RecordPause(RoceFabric* self, uint32_t nodeId, bool isSwitch, uint32_t port,

@@ -42,6 +42,9 @@ public:
     // Errors (a port rate without ECN thresholds, ...) go to diag; check diag.hasErrors() before use.
     RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings settings, Diagnostics& diag);
     ~RoceFabric();
+    // Puts the pcap capture (FabricSettings::pcapPath) in place; without it, the capture is discarded. False
+    // (reported to the diagnostics the fabric was built with) on a write error.
+    bool FinishCapture();
     RoceFabric(const RoceFabric&) = delete;
     RoceFabric& operator=(const RoceFabric&) = delete;
 

@@ -1,9 +1,6 @@
 #include "pcap-writer.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <stdexcept>
 
 namespace mlnet::roce {
 
@@ -13,90 +10,60 @@ constexpr uint32_t kPcapMagicNs = 0xA1B23C4D;
 constexpr uint16_t kPcapVersionMajor = 2;
 constexpr uint16_t kPcapVersionMinor = 4;
 constexpr uint32_t kLinkTypeEthernet = 1;
+constexpr std::size_t kBufferBytes = 1 << 20;
 
 // Fields are written little-endian whatever the host, so captures are byte-identical across machines.
-void le16(uint8_t* out, uint16_t v) {
-    out[0] = static_cast<uint8_t>(v);
-    out[1] = static_cast<uint8_t>(v >> 8);
+void le16(std::string& out, uint16_t v) {
+    out.push_back(static_cast<char>(v));
+    out.push_back(static_cast<char>(v >> 8));
 }
-void le32(uint8_t* out, uint32_t v) {
+void le32(std::string& out, uint32_t v) {
     le16(out, static_cast<uint16_t>(v));
-    le16(out + 2, static_cast<uint16_t>(v >> 16));
+    le16(out, static_cast<uint16_t>(v >> 16));
 }
 
 }  // namespace
 
-PcapWriter::PcapWriter(const std::string& path, uint32_t snapLen)
-    : m_path(path), m_tmpPath(path + ".tmp"), m_snapLen(snapLen) {
-    if (snapLen == 0) {
-        throw std::invalid_argument("pcap '" + path + "': snapLen must be > 0");
-    }
-    m_file = std::fopen(m_tmpPath.c_str(), "wb");
-    if (!m_file) {
-        throw std::runtime_error("cannot create pcap '" + m_tmpPath + "': " + std::strerror(errno));
-    }
-    uint8_t header[24];
-    le32(header, kPcapMagicNs);
-    le16(header + 4, kPcapVersionMajor);
-    le16(header + 6, kPcapVersionMinor);
-    le32(header + 8, 0);   // thiszone
-    le32(header + 12, 0);  // sigfigs
-    le32(header + 16, snapLen);
-    le32(header + 20, kLinkTypeEthernet);
-    put(header, sizeof header);
-}
-
-PcapWriter::~PcapWriter() {
-    if (m_file) {
-        std::fclose(m_file);
-        std::remove(m_tmpPath.c_str());
-    }
+PcapWriter::PcapWriter(const std::string& path, Diagnostics& diag, uint32_t snapLen)
+    : m_file(path, diag), m_snapLen(std::max<uint32_t>(snapLen, 1)) {
+    m_buffer.reserve(kBufferBytes + 512);
+    le32(m_buffer, kPcapMagicNs);
+    le16(m_buffer, kPcapVersionMajor);
+    le16(m_buffer, kPcapVersionMinor);
+    le32(m_buffer, 0);  // thiszone
+    le32(m_buffer, 0);  // sigfigs
+    le32(m_buffer, m_snapLen);
+    le32(m_buffer, kLinkTypeEthernet);
 }
 
 void PcapWriter::write(TimeNs timeNs, const SerializedFrame& frame) {
-    if (!m_file) {
-        throw std::logic_error("pcap '" + m_path + "': write after close or a failed write");
+    if (m_closed || !m_file.ok()) {
+        return;
     }
     const uint32_t captured = std::min<uint32_t>(static_cast<uint32_t>(frame.bytes.size()), m_snapLen);
-    uint8_t record[16];
-    le32(record, static_cast<uint32_t>(timeNs / 1'000'000'000ULL));
-    le32(record + 4, static_cast<uint32_t>(timeNs % 1'000'000'000ULL));
-    le32(record + 8, captured);
-    le32(record + 12, std::max<uint32_t>(frame.originalLength, captured));
-    put(record, sizeof record);
-    put(frame.bytes.data(), captured);
+    le32(m_buffer, static_cast<uint32_t>(timeNs / 1'000'000'000ULL));
+    le32(m_buffer, static_cast<uint32_t>(timeNs % 1'000'000'000ULL));
+    le32(m_buffer, captured);
+    le32(m_buffer, std::max<uint32_t>(frame.originalLength, captured));
+    m_buffer.append(reinterpret_cast<const char*>(frame.bytes.data()), captured);
     ++m_frames;
-}
-
-void PcapWriter::close() {
-    if (!m_file) {
-        throw std::logic_error("pcap '" + m_path + "': closed twice");
-    }
-    std::FILE* f = m_file;
-    m_file = nullptr;
-    if (std::fclose(f) != 0) {
-        const std::string err = std::strerror(errno);
-        std::remove(m_tmpPath.c_str());
-        throw std::runtime_error("cannot write pcap '" + m_tmpPath + "': " + err);
-    }
-    if (std::rename(m_tmpPath.c_str(), m_path.c_str()) != 0) {
-        const std::string err = std::strerror(errno);
-        std::remove(m_tmpPath.c_str());
-        throw std::runtime_error("cannot rename '" + m_tmpPath + "' to '" + m_path + "': " + err);
+    if (m_buffer.size() >= kBufferBytes) {
+        flush();
     }
 }
 
-void PcapWriter::put(const void* data, std::size_t bytes) {
-    if (bytes != 0 && std::fwrite(data, 1, bytes, m_file) != bytes) {
-        fail("cannot write pcap '" + m_tmpPath + "': " + std::strerror(errno));
-    }
+void PcapWriter::flush() {
+    m_file.write(m_buffer);  // a failure is reported once and remembered by the file
+    m_buffer.clear();
 }
 
-void PcapWriter::fail(const std::string& what) {
-    std::fclose(m_file);
-    m_file = nullptr;
-    std::remove(m_tmpPath.c_str());
-    throw std::runtime_error(what);
+bool PcapWriter::close() {
+    if (m_closed) {
+        return m_file.ok();
+    }
+    m_closed = true;
+    flush();
+    return m_file.commit();
 }
 
 }  // namespace mlnet::roce

@@ -113,7 +113,13 @@ uint32_t intExtensionBytes(const RocePacket& p, const FrameContext& ctx) {
                                     std::to_string(p.intHops) + " INT hops, more than the " +
                                     std::to_string(ctx.intHopSlots) + " slots of the INT extension");
     }
-    return intBytes(ctx.intHopSlots != 0 ? ctx.intHopSlots : p.intHops);
+    if (ctx.intHopSlots != 0) {
+        return intBytes(ctx.intHopSlots);
+    }
+    // A data packet is charged the INT header only (the hop count): the switches' records ride along
+    // uncharged, as in the reference's fixed-size header; the ACK that echoes them carries and is charged for
+    // every record.
+    return intBytes(p.kind == PacketKind::Data ? 0 : p.intHops);
 }
 
 void writeIntExtension(ByteWriter& w, const RocePacket& p, uint32_t extensionBytes) {
@@ -122,13 +128,14 @@ void writeIntExtension(ByteWriter& w, const RocePacket& p, uint32_t extensionByt
     }
     w.u16(p.intHops);
     w.u16(0);
-    for (uint32_t i = 0; i < p.intHops; ++i) {
+    const uint32_t records = std::min<uint32_t>(p.intHops, (extensionBytes - kIntHeaderBytes) / kIntHopBytes);
+    for (uint32_t i = 0; i < records; ++i) {
         w.u64(p.hops[i].timeNs);
         w.u64(p.hops[i].txBytes);
         w.u64(p.hops[i].queueBytes);
         w.u64(p.hops[i].rateBps);
     }
-    w.zeros(extensionBytes - intBytes(p.intHops));
+    w.zeros(extensionBytes - intBytes(records));
 }
 
 }  // namespace

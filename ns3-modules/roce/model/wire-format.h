@@ -21,9 +21,10 @@
 //   - The payload is padded to a multiple of 4 bytes as InfiniBand requires (BTH pad count); sizes include
 //   the pad.
 //   - INT is our extension, not a standard header: u16 valid-hop count, u16 zero, then per hop slot the four
-//   u64
-//     fields of cc::IntHop (time, txBytes, queueBytes, rateBps). It sits right after BTH (data) or AETH
-//     (ACK/NAK), inside the ICRC; Wireshark shows it as the start of the InfiniBand payload.
+//     u64 fields of cc::IntHop (time, txBytes, queueBytes, rateBps). It sits right after BTH (data) or AETH
+//     (ACK/NAK), inside the ICRC; Wireshark shows it as the start of the InfiniBand payload. Data packets are
+//     charged, and captured with, the 4-byte header only (the records the switches add ride along uncharged,
+//     as in the reference's fixed-size header); ACKs and NAKs carry every echoed record.
 //   - ACK/NAK: the BTH PSN follows the InfiniBand rules (ACK: last acknowledged packet, NAK: the expected
 //   packet);
 //     the MSN counts completed single-packet messages. An ECN echo (RocePacket::ecnEcho) is the BTH BECN bit,
