@@ -75,6 +75,9 @@ TEST(CommandLines, BadNumbersAndArgumentsAreUsageErrors) {
         {"mlnet-analytical", "--num-queues-per-dim=-1", "--num-queues-per-dim=-1:"},
         {"mlnet-analytical", "--injection-scale=1e99", "--injection-scale=1e99: is out of range"},
         {"mlnet-trafficgen", "--hosts=1e99 --output=x", "--hosts=1e99:"},
+        {"mlnet-tracegen", "--pattern all-reduce --npus 4 --size 64 --output ''", "expected a path prefix"},
+        {"mlnet-tracegen", "--pattern all-reduce --npus 4 --size 64 --output /tmp/dir/",
+         "expected a path prefix"},
     };
     for (const Case& c : cases) {
         const ToolRun r = runTool(c.tool, c.args);

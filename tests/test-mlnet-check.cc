@@ -90,6 +90,30 @@ TEST_F(MlnetCheck, UsageErrors) {
     EXPECT_EQ(check(m_dir, "--help").status, 0);
 }
 
+TEST_F(MlnetCheck, DiscoveryNamesTheFileThatDoesNotFit) {
+    const std::string one = readFileBytes(m_dir + "/ok.0.et");
+    // A gap: ranks 0, 1 and 3 exist.
+    for (const char* r : {"0", "1", "3"}) {
+        writeFileBytes(m_dir + "/gap." + std::string(r) + ".et", one);
+    }
+    CheckRun gap = check(m_dir, m_dir + "/gap");
+    EXPECT_EQ(gap.status, 2);
+    EXPECT_THAT(gap.err, HasSubstr("gap.2.et: missing, but files up to rank 3 exist"));
+    // A directory named like a rank file.
+    writeFileBytes(m_dir + "/dir.0.et", one);
+    ASSERT_EQ(std::system(("mkdir " + m_dir + "/dir.1.et").c_str()), 0);
+    CheckRun dir = check(m_dir, m_dir + "/dir");
+    EXPECT_EQ(dir.status, 2);
+    EXPECT_THAT(dir.err, HasSubstr("dir.1.et: named like the trace file of rank 1 but is a directory"));
+    // Both forms of one rank.
+    writeFileBytes(m_dir + "/both.0.et", one);
+    writeFileBytes(m_dir + "/both.1.et", one);
+    writeFileBytes(m_dir + "/both.1.et.gz", "not the same");
+    CheckRun both = check(m_dir, m_dir + "/both");
+    EXPECT_EQ(both.status, 2);
+    EXPECT_THAT(both.err, HasSubstr("rank 1 has both a .et and a .et.gz file"));
+}
+
 TEST_F(MlnetCheck, MissingAndUnreadableInputs) {
     EXPECT_EQ(check(m_dir, m_dir + "/nothing").status, 2);
     // A directory where a file is expected must be an error, not a crash.

@@ -138,6 +138,10 @@ int main(int argc, char** argv) {
         }
         pattern = vm["pattern"].as<std::string>();
         prefix = vm["output"].as<std::string>();
+        if (prefix.empty() || prefix.back() == '/' || prefix.back() == '.') {
+            throw UsageError("--output '" + prefix +
+                             "': expected a path prefix such as dir/name (files are name.<rank>.et)");
+        }
         const auto generator = generators().find(pattern);
         if (generator == generators().end()) {
             throw UsageError("unknown --pattern '" + pattern + "'");

@@ -18,6 +18,72 @@ bool fileExists(const std::string& path) {
     return std::filesystem::is_regular_file(path, ec);
 }
 
+// The rank of "<base>.<rank>.et" or "<base>.<rank>.et.gz" (decimal, no leading zeros), or -1.
+int64_t rankOfName(const std::string& name, const std::string& base, bool& gz) {
+    if (name.size() <= base.size() + 1 || name.compare(0, base.size(), base) != 0 ||
+        name[base.size()] != '.') {
+        return -1;
+    }
+    std::string rest = name.substr(base.size() + 1);
+    gz = rest.size() > 6 && rest.compare(rest.size() - 6, 6, ".et.gz") == 0;
+    const std::size_t suffix = gz ? 6 : 3;
+    if (rest.size() <= suffix || (!gz && rest.compare(rest.size() - 3, 3, ".et") != 0)) {
+        return -1;
+    }
+    rest.resize(rest.size() - suffix);
+    if (rest.empty() || rest.size() > 9 || rest.find_first_not_of("0123456789") != std::string::npos ||
+        (rest.size() > 1 && rest[0] == '0')) {
+        return -1;
+    }
+    return std::stoll(rest);
+}
+
+// The ranks of the trace set `prefix` as its directory holds them: 0..N-1 with no gap, each a regular file
+// and each either .et or .et.gz, not both. Every problem is an error naming the file; 0 when there are any.
+uint32_t discoverRanks(const std::string& prefix, Diagnostics& diag) {
+    const std::filesystem::path p(prefix);
+    const std::string base = p.filename().string();
+    const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+    std::map<int64_t, std::vector<std::filesystem::directory_entry>> found;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        bool gz = false;
+        const int64_t rank = rankOfName(entry.path().filename().string(), base, gz);
+        if (rank >= 0) {
+            found[rank].push_back(entry);
+        }
+    }
+    const std::size_t errorsBefore = diag.errorCount();
+    for (const auto& [rank, entries] : found) {
+        for (const auto& entry : entries) {
+            std::error_code e;
+            if (!entry.is_regular_file(e)) {
+                diag.error(entry.path().string() + ": named like the trace file of rank " +
+                           std::to_string(rank) + " but " +
+                           (entry.is_directory(e) ? "is a directory" : "is not a regular file"));
+            }
+        }
+        if (entries.size() > 1) {
+            diag.error(rankTracePath(prefix, static_cast<Rank>(rank)) + ": rank " + std::to_string(rank) +
+                       " has both a .et and a .et.gz file; expected one file per rank (remove one)");
+        }
+    }
+    if (found.empty()) {
+        diag.error(prefix + ".0.et: no trace file for rank 0 (expected files <prefix>.<rank>.et)");
+        return 0;
+    }
+    const int64_t last = found.rbegin()->first;
+    for (int64_t r = 0; r <= last; ++r) {
+        if (!found.count(r)) {
+            diag.error(prefix + "." + std::to_string(r) + ".et: missing, but files up to rank " +
+                       std::to_string(last) + " exist; expected the ranks 0.." + std::to_string(last) +
+                       " without a gap (or --npus to take fewer)");
+            break;
+        }
+    }
+    return diag.errorCount() == errorsBefore ? static_cast<uint32_t>(last + 1) : 0;
+}
+
 struct CollectiveCall {
     CollectiveType type;
     uint64_t sizeBytes;
@@ -235,11 +301,8 @@ TraceSet loadTraceSet(const std::string& prefix, const TraceSetOptions& options,
     set.prefix = prefix;
     uint32_t numRanks = options.numRanks;
     if (numRanks == 0) {
-        while (numRanks < UINT32_MAX && fileExists(rankTracePath(prefix, numRanks))) {
-            ++numRanks;
-        }
+        numRanks = discoverRanks(prefix, diag);
         if (numRanks == 0) {
-            diag.error(prefix + ".0.et: no trace file for rank 0 (expected files <prefix>.<rank>.et)");
             return set;
         }
     } else if (fileExists(rankTracePath(prefix, numRanks))) {
