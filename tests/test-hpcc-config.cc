@@ -382,6 +382,18 @@ TEST_F(JsonConfig, Errors) {
     Diagnostics notObject;
     json("[1, 2]", notObject);
     EXPECT_THAT(notObject.firstError(), HasSubstr("expected a JSON object"));
+
+    // true/false only where config.txt takes 0/1; a path must be a string.
+    Diagnostics booleans;
+    const HpccConfig flags = json(R"({"ENABLE_QCN": false, "BUFFER_SIZE": true, "FCT_OUTPUT_FILE": true,
+                                     "PFC_OUTPUT_FILE": 5})",
+                                  booleans);
+    EXPECT_FALSE(flags.ecnEnabled);
+    EXPECT_THAT(booleans.format(Severity::Error),
+                AllOf(HasSubstr("key 'BUFFER_SIZE': JSON true/false is accepted only for 0/1 keys"),
+                      HasSubstr("key 'FCT_OUTPUT_FILE': JSON true/false is accepted only for 0/1 keys"),
+                      HasSubstr("key 'PFC_OUTPUT_FILE': a JSON number is not a file path")));
+    EXPECT_THAT(booleans.format(Severity::Error), ::testing::Not(HasSubstr("ENABLE_QCN")));
 }
 
 }  // namespace

@@ -20,6 +20,9 @@ struct Entry {
     std::string key;
     int line = 0;
     std::vector<std::string> tokens;
+    // From JSON: the value was true/false, or a number (not a string).
+    bool jsonBoolean = false;
+    bool jsonNumber = false;
 };
 
 class Builder;
@@ -42,6 +45,10 @@ public:
     // --- readers of the current entry's values; each reports its own error and returns false on failure.
 
     bool values(std::size_t count, const std::string& form) {
+        if (m_entry->jsonBoolean && !m_booleanAllowed) {
+            fail("JSON true/false is accepted only for 0/1 keys; expected " + form);
+            return false;
+        }
         const std::size_t found = m_entry->tokens.size();
         if (found == count) {
             return true;
@@ -55,13 +62,19 @@ public:
         if (!values(1, "one value (a file path)")) {
             return false;
         }
+        if (m_entry->jsonNumber) {
+            return fail("a JSON number is not a file path; expected a string");
+        }
         out = m_entry->tokens[0];
         return true;
     }
 
     bool flag(bool& out) {
         uint64_t v = 0;
-        if (!values(1, "one value (0 or 1)") || !integerAt(0, "0 or 1", 0, 1, v)) {
+        m_booleanAllowed = true;
+        const bool one = values(1, "one value (0 or 1)");
+        m_booleanAllowed = false;
+        if (!one || !integerAt(0, "0 or 1", 0, 1, v)) {
             return false;
         }
         out = v != 0;
@@ -228,6 +241,7 @@ private:
     HpccConfig& m_config;
     Diagnostics& m_diag;
     const Entry* m_entry = nullptr;
+    bool m_booleanAllowed = false;
 };
 
 const KeySpec* findKey(const std::string& key);

@@ -144,6 +144,8 @@ bool jsonEntry(const std::string& path, const std::string& key, const nlohmann::
         diag.error(atLine(path, entry.line) + ": key '" + key + "': " + what);
         return false;
     };
+    entry.jsonBoolean = value.is_boolean();
+    entry.jsonNumber = value.is_number();
     std::string token;
     if (value.is_object()) {
         if (!multi || key == "LINK_DOWN") {
