@@ -26,10 +26,12 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
+// Tolerates entries renamed or removed while it reads (another process may be writing there).
 std::set<std::string> listDir(const std::string& dir) {
     std::set<std::string> names;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-        names.insert(entry.path().filename().string());
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        names.insert(it->path().filename().string());
     }
     return names;
 }
@@ -142,7 +144,7 @@ TEST(AtomicFileSet, AKilledTracegenLeavesNoTraceSet) {
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     // Kill it once its first rank files exist: half way through the set.
     bool started = false;
-    for (int i = 0; i < 2000 && !started; ++i) {
+    for (int i = 0; i < 10000 && !started; ++i) {
         started = !listDir(out).empty();
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
