@@ -298,6 +298,34 @@ TEST(SystemConfigKeys, BaselineInterDimensionSchedulingIsTheFixedOrder) {
     EXPECT_EQ(c.dimensionScheduling, DimensionScheduling::Ascending);
 }
 
+TEST(PhysicalRanges, SystemKeysOutsideThemAreRejected) {
+    for (const auto& [json, key] :
+         {std::pair<const char*, const char*>{R"("local-mem-bw": 0)", "local-mem-bw"},
+          {R"("peak-perf": 1e99)", "peak-perf"},
+          {R"("endpoint-delay": 1000000000000000)", "endpoint-delay"}}) {
+        Diagnostics diag;
+        parseSystemConfig(
+            std::string(R"({"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], )") + json +
+                "}",
+            "system.json", diag);
+        EXPECT_THAT(diag.firstError(), ::testing::HasSubstr(std::string("key '") + key + "': expected a"))
+            << key;
+    }
+}
+
+TEST(PhysicalRanges, TimesSaturateAndTheRunSaysSo) {
+    // 2^62 bytes at the slowest accepted bandwidth: far beyond 2^62 ns, which used to wrap into a short run.
+    Topology slow = Topology::multiDimensional({dim(DimensionKind::Ring, 2, 1e-6)});
+    Diagnostics diag;
+    const SimulationOutcome o =
+        simulate(loadBuilt(microbench::collective(CollectiveType::AllReduce, 2, uint64_t{1} << 62)),
+                 ringSystem(1), slow, {}, {}, diag);
+    EXPECT_THAT(diag.firstError(), ::testing::HasSubstr("the simulated time reached 2^62 ns"));
+    for (const auto& rank : o.ranks) {
+        EXPECT_GE(rank.finishNs, uint64_t{1} << 61) << "never shorter than a physical run";
+    }
+}
+
 // The documented public results of ASTRA-sim (astra-sim-model.md §7.1).
 TEST(ReferenceResults, RegressionTemplateRing8Is117780) {
     const std::string cfg = kExamples + "/reference_configs/rt_template/";

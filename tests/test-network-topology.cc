@@ -244,10 +244,21 @@ TEST_F(NetworkConfigTest, EachErrorNamesFileKeyAndExpectation) {
     EXPECT_THAT(e, HasSubstr("line 2: key 'npus_count': entry 0 1; expected an integer > 1"));
 
     e = failure("bw.yml", "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 0 ]\nlatency: [ 500 ]\n");
-    EXPECT_THAT(e, HasSubstr("line 3: key 'bandwidth': entry 0 0; expected a number > 0 (GB/s)"));
+    EXPECT_THAT(e, HasSubstr("line 3: key 'bandwidth': entry 0 0; expected a number in 1e-06..1e+06 (GB/s)"));
 
     e = failure("lat.yml", "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ -1 ]\n");
-    EXPECT_THAT(e, HasSubstr("line 4: key 'latency': entry 0 -1; expected a number >= 0 (ns)"));
+    EXPECT_THAT(e, HasSubstr("line 4: key 'latency': entry 0 -1; expected a number in 0..1e+12 (ns)"));
+
+    // Physical ranges: values beyond them used to overflow into iteration times shorter than the baseline.
+    e = failure("huge-bw.yml",
+                "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 1e99 ]\nlatency: [ 500 ]\n");
+    EXPECT_THAT(e, HasSubstr("key 'bandwidth': entry 0 1e99; expected a number in 1e-06..1e+06 (GB/s)"));
+    e = failure("tiny-bw.yml",
+                "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 1e-9 ]\nlatency: [ 500 ]\n");
+    EXPECT_THAT(e, HasSubstr("key 'bandwidth'"));
+    e = failure("huge-lat.yml",
+                "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 1e99 ]\n");
+    EXPECT_THAT(e, HasSubstr("key 'latency': entry 0 1e99; expected a number in 0..1e+12 (ns)"));
 
     e = failure("name.yml", "topology: [ Torus ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
     EXPECT_THAT(

@@ -3,6 +3,7 @@
 #ifndef MLNET_COMMON_EVENT_QUEUE_H
 #define MLNET_COMMON_EVENT_QUEUE_H
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -14,7 +15,11 @@ namespace mlnet {
 class EventQueue {
 public:
     TimeNs now() const { return m_now; }
-    void schedule(TimeNs delayNs, Callback callback) { push(m_now + delayNs, callback); }
+    // Times saturate at kTimeLimitNs (util/time.h): a run driven past it ends there and reports it.
+    void schedule(TimeNs delayNs, Callback callback) {
+        push(delayNs >= kTimeLimitNs - std::min(m_now, kTimeLimitNs) ? kTimeLimitNs : m_now + delayNs,
+             callback);
+    }
     void scheduleAt(TimeNs timeNs, Callback callback) { push(timeNs < m_now ? m_now : timeNs, callback); }
 
     // Runs events until none is left.

@@ -235,8 +235,10 @@ private:
     }
 
     static bool isNpuCount(double v) { return v > 1 && v <= INT32_MAX && v == std::floor(v); }
-    static bool isBandwidth(double v) { return v > 0; }
-    static bool isLatency(double v) { return v >= 0; }
+    // Physical ranges: 1 KB/s to 1 PB/s, and up to 1000 s per link; beyond them the times of a run no longer
+    // fit the simulated clock.
+    static bool isBandwidth(double v) { return v >= 1e-6 && v <= 1e6; }
+    static bool isLatency(double v) { return v >= 0 && v <= 1e12; }
 
     std::shared_ptr<const TopologySpec> buildDimensions() {
         forbid({"k"}, "only valid with topology FatTree (JSON)");
@@ -273,10 +275,10 @@ private:
             if (auto n = number(*find("npus_count"), i, isNpuCount, "an integer > 1")) {
                 result[i].npus = static_cast<uint32_t>(*n);
             }
-            if (auto bw = number(*find("bandwidth"), i, isBandwidth, "a number > 0 (GB/s)")) {
+            if (auto bw = number(*find("bandwidth"), i, isBandwidth, "a number in 1e-06..1e+06 (GB/s)")) {
                 result[i].bandwidthBytesPerNs = gigabytesPerSecondToBytesPerNs(*bw);
             }
-            if (auto lat = number(*find("latency"), i, isLatency, "a number >= 0 (ns)")) {
+            if (auto lat = number(*find("latency"), i, isLatency, "a number in 0..1e+12 (ns)")) {
                 result[i].latencyNs = *lat;
             }
         }
@@ -305,8 +307,8 @@ private:
         }
         auto isK = [](double v) { return v >= 2 && v <= 128 && v == std::floor(v) && std::fmod(v, 2) == 0; };
         auto kValue = number(*k, 0, isK, "an even integer in 2..128");
-        auto bwValue = number(*bw, 0, isBandwidth, "a number > 0 (GB/s)");
-        auto latValue = number(*lat, 0, isLatency, "a number >= 0 (ns)");
+        auto bwValue = number(*bw, 0, isBandwidth, "a number in 1e-06..1e+06 (GB/s)");
+        auto latValue = number(*lat, 0, isLatency, "a number in 0..1e+12 (ns)");
         if (!kValue || !bwValue || !latValue) {
             return nullptr;
         }

@@ -13,11 +13,11 @@ namespace {
 // when the congestion-unaware formula floor(latency + size / bandwidth) says; the bandwidth bound then holds
 // to within that truncation (< 1 ns).
 TimeNs ceilNs(double timeNs) {
-    return static_cast<TimeNs>(std::ceil(timeNs));
+    return saturatedNs(std::ceil(timeNs));
 }
 
 TimeNs arrivalNs(double timeNs) {
-    return static_cast<TimeNs>(timeNs);
+    return saturatedNs(timeNs);
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ TimeNs CongestionUnawareNetwork::delayNs(uint32_t src, uint32_t dst, uint64_t si
         }
     }
     const double serializationNs = static_cast<double>(sizeBytes) / bandwidthBytesPerNs;
-    return static_cast<TimeNs>(linkDelayNs + serializationNs);
+    return saturatedNs(linkDelayNs + serializationNs);
 }
 
 void CongestionUnawareNetwork::transmitNpus(uint64_t id, uint32_t srcNpu, uint32_t dstNpu,

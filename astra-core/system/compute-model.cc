@@ -18,7 +18,7 @@ TimeNs ComputeModel::durationNs(const TraceNode& node) const {
         }
         const double intensity = static_cast<double>(node.numOps) / static_cast<double>(node.tensorSizeBytes);
         const double opsPerNs = std::min(m_memBytesPerNs * intensity, m_peakOpsPerNs);
-        return static_cast<TimeNs>(static_cast<double>(node.numOps) / opsPerNs);
+        return saturatedNs(static_cast<double>(node.numOps) / opsPerNs);
     }
     return node.durationMicros == 0 ? 1 : node.durationMicros * 1000;
 }
@@ -70,7 +70,7 @@ std::string MemoryModel::whyUnusable(uint32_t numRanks) const {
 
 TimeNs MemoryModel::accessNs(Rank rank, uint64_t sizeBytes, TimeNs nowNs) {
     if (m_config.type == MemoryType::NoMemoryExpansion) {
-        return static_cast<TimeNs>(static_cast<double>(sizeBytes) / m_localBytesPerNs);
+        return saturatedNs(static_cast<double>(sizeBytes) / m_localBytesPerNs);
     }
     std::size_t device = 0;
     if (m_config.type == MemoryType::PerNpuMemoryExpansion) {
@@ -80,7 +80,7 @@ TimeNs MemoryModel::accessNs(Rank rank, uint64_t sizeBytes, TimeNs nowNs) {
     }
     const TimeNs start = std::max(nowNs, m_busyUntil[device]);
     const TimeNs finish =
-        start + static_cast<TimeNs>(std::ceil(static_cast<double>(sizeBytes) / m_config.remoteMemBwGBps));
+        start + saturatedNs(std::ceil(static_cast<double>(sizeBytes) / m_config.remoteMemBwGBps));
     m_busyUntil[device] = finish;
     return finish + m_config.remoteMemLatencyNs - nowNs;
 }

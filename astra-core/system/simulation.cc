@@ -142,6 +142,11 @@ SimulationOutcome simulate(const TraceSet& traces, const SystemConfig& system, c
     simulation.start();
     queue.run();
     SimulationOutcome outcome = simulation.outcome(queue.now());
+    if (queue.now() >= kTimeLimitNs) {
+        diag.error(traces.prefix +
+                   ": the simulated time reached 2^62 ns (146 years): a size, bandwidth, latency or "
+                   "compute rate is beyond any physical range");
+    }
     outcome.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     outcome.events = queue.executed();
     outcome.messages = network->messagesDelivered();

@@ -1,4 +1,6 @@
 #include "system-config.h"
+
+#include <sstream>
 #include "util/json-text.h"
 
 #include <nlohmann/json.hpp>
@@ -20,27 +22,33 @@ public:
     std::string where(const std::string& key) const { return m_path + ": key '" + key + "'"; }
 
     template <typename T>
-    void unsignedInt(const std::string& key, T& out, uint64_t min = 0) {
+    void unsignedInt(const std::string& key, T& out, uint64_t min = 0,
+                     uint64_t max = std::numeric_limits<uint64_t>::max()) {
         if (!m_doc.contains(key)) {
             return;
         }
         const json& v = m_doc[key];
         if (!v.is_number_integer() ||
             (v.is_number_integer() && v.get<int64_t>() < static_cast<int64_t>(min)) ||
-            v.get<uint64_t>() > std::numeric_limits<T>::max()) {
-            m_diag.error(where(key) + ": expected an integer >= " + std::to_string(min) + ", found " +
+            v.get<uint64_t>() > std::numeric_limits<T>::max() || v.get<uint64_t>() > max) {
+            m_diag.error(where(key) + ": expected an integer in " + std::to_string(min) + ".." +
+                         std::to_string(std::min<uint64_t>(max, std::numeric_limits<T>::max())) + ", found " +
                          v.dump());
             return;
         }
         out = v.get<T>();
     }
-    void number(const std::string& key, double& out) {
+    // A number within a physical range [min, max] (`unit` for the message).
+    void number(const std::string& key, double& out, double min, double max, const char* unit) {
         if (!m_doc.contains(key)) {
             return;
         }
         const json& v = m_doc[key];
-        if (!v.is_number() || v.get<double>() < 0) {
-            m_diag.error(where(key) + ": expected a non-negative number, found " + v.dump());
+        if (!v.is_number() || !(v.get<double>() >= min && v.get<double>() <= max)) {
+            std::ostringstream range;
+            range << min << ".." << max;
+            m_diag.error(where(key) + ": expected a number in " + range.str() + " (" + unit + "), found " +
+                         v.dump());
             return;
         }
         out = v.get<double>();
@@ -197,9 +205,10 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
               {"OfflineGreedy", DimensionScheduling::Themis}});
     r.unsignedInt("active-chunks-per-dimension", c.activeChunksPerDimension, 1);
     r.unsignedInt("preferred-dataset-splits", c.preferredDatasetSplits, 1);
-    r.unsignedInt("endpoint-delay", c.endpointDelayNs);
-    r.number("local-mem-bw", c.localMemBwGBps);
-    r.number("peak-perf", c.peakPerfTflops);
+    // Physical ranges: beyond them a run's times no longer fit the simulated clock (they used to wrap).
+    r.unsignedInt("endpoint-delay", c.endpointDelayNs, 0, 1'000'000'000'000ull);  // up to 1000 s
+    r.number("local-mem-bw", c.localMemBwGBps, 1e-3, 1e6, "GB/s");
+    r.number("peak-perf", c.peakPerfTflops, 1e-6, 1e9, "TFLOPS");
     r.flag("roofline-enabled", c.rooflineEnabled);
     r.flag("replay-only", c.replayOnly);
     r.flag("trace-enabled", c.traceEnabled);
@@ -269,8 +278,8 @@ RemoteMemoryConfig loadRemoteMemoryConfig(const std::string& path, Diagnostics& 
               {"MEMORY_POOL", MemoryType::MemoryPool}});
     r.unsignedInt("num-nodes", c.numNodes);
     r.unsignedInt("num-npus-per-node", c.numNpusPerNode);
-    r.unsignedInt("remote-mem-latency", c.remoteMemLatencyNs);
-    r.number("remote-mem-bw", c.remoteMemBwGBps);
+    r.unsignedInt("remote-mem-latency", c.remoteMemLatencyNs, 0, 1'000'000'000'000ull);
+    r.number("remote-mem-bw", c.remoteMemBwGBps, 1e-3, 1e6, "GB/s");
     if (c.type != MemoryType::NoMemoryExpansion) {
         for (const char* key : {"num-nodes", "num-npus-per-node", "remote-mem-latency", "remote-mem-bw"}) {
             if (!doc.contains(key)) {

@@ -21,6 +21,14 @@ constexpr TimeNs psToNs(TimePs ps) {
     return ps / kPsPerNs;
 }
 
+// Simulated times of the training-loop core end at 2^62 ns (146 years), so that a time plus a delay still
+// fits 64 bits. Times computed as doubles (size / bandwidth, ops / rate) saturate there rather than wrap; a
+// run that reaches the limit reports that an input is beyond any physical range.
+inline constexpr TimeNs kTimeLimitNs = TimeNs{1} << 62;
+inline TimeNs saturatedNs(double ns) {
+    return !(ns < static_cast<double>(kTimeLimitNs)) ? kTimeLimitNs : ns > 0 ? static_cast<TimeNs>(ns) : 0;
+}
+
 // Exact products of 64-bit quantities (bits x 10^12, bytes x rates) before a division.
 __extension__ typedef unsigned __int128 Uint128;
 
