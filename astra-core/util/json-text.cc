@@ -43,6 +43,10 @@ bool parseJsonObject(const std::string& text, const std::string& path, const std
         const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
         diag.error(atLine(path, line) + ": malformed JSON: " + e.what());
         return false;
+    } catch (const json::exception& e) {
+        // e.g. a number too large for any JSON number type (out_of_range), which has no byte position
+        diag.error(path + ": malformed JSON: " + e.what());
+        return false;
     }
     if (!doc.is_object()) {
         diag.error(path + ": expected " + expectedObject);

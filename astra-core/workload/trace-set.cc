@@ -121,7 +121,9 @@ void checkCollectives(const TraceSet& set, Diagnostics& diag) {
             calls[node.group][trace.rank].push_back({node.collective, node.commSizeBytes, node.id});
         }
     }
-    for (const auto& [group, byRank] : calls) {
+    for (const auto& entry : calls) {
+        const GroupId group = entry.first;
+        const auto& byRank = entry.second;  // not a structured binding: C++17 lambdas cannot capture those
         const std::vector<Rank>& members = *set.groups.members(group);
         const Rank first = members.front();
         static const std::vector<CollectiveCall> kNone;
