@@ -32,6 +32,11 @@ std::string nearestKey(const std::string& key, const std::vector<std::string>& k
     std::string best;
     std::size_t bestDistance = std::max<std::size_t>(2, key.size() / 3) + 1;
     for (const std::string& k : known) {
+        // The distance is at least the length difference: a long typo is not compared cell by cell with every key.
+        const std::size_t lengthDifference = key.size() > k.size() ? key.size() - k.size() : k.size() - key.size();
+        if (lengthDifference >= bestDistance) {
+            continue;
+        }
         const std::size_t d = editDistance(key, k);
         if (d < bestDistance) {
             bestDistance = d;
