@@ -142,5 +142,49 @@ TEST_F(MlnetFlows, TimeLimitStopsWithAReport) {
     EXPECT_THAT(r.err, HasSubstr("-> host 0"));
 }
 
+TEST_F(MlnetFlows, FlowStartingAfterTheStopTimeIsNamed) {
+    writeFileBytes(m_dir + "/flows.txt", "2\n1 0 3 100 1000 0.000001\n2 0 3 100 1000 0.5\n");
+    writeConfig("", "0.1");
+    FlowsRun r = run(m_dir + "/config.txt");
+    EXPECT_EQ(r.status, 3);
+    EXPECT_THAT(r.err,
+                HasSubstr("flows.txt: line 3: this flow and 0 after it never started: it starts at 0.5 s, "
+                          "after SIMULATOR_STOP_TIME (0.1 s)"));
+}
+
+TEST_F(MlnetFlows, DirectoryAsConfigurationSaysSo) {
+    FlowsRun r = run(m_dir);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err,
+                HasSubstr(m_dir + ": is a directory; the HPCC configuration (config.txt) must be a file"));
+    EXPECT_THAT(r.err, ::testing::Not(HasSubstr("missing key")));  // one cause, one message
+}
+
+TEST_F(MlnetFlows, ByteOrderMarkIsSkipped) {
+    const std::string config = readFileBytes(m_dir + "/config.txt");
+    writeFileBytes(m_dir + "/config.txt", "\xEF\xBB\xBF" + config);
+    EXPECT_EQ(run(m_dir + "/config.txt").status, 0);
+}
+
+// Relative inputs: the working directory first (the reference's rule), then the configuration's folder; a
+// file in neither is named with both folders.
+TEST_F(MlnetFlows, RelativeInputsAreFoundBesideTheConfiguration) {
+    std::string config = readFileBytes(m_dir + "/config.txt");
+    for (const std::string name : {"/topo.txt", "/flows.txt"}) {
+        config.replace(config.find(m_dir + name), m_dir.size() + name.size(), name.substr(1));
+    }
+    writeFileBytes(m_dir + "/config.txt", config);
+    FlowsRun r = run(m_dir + "/config.txt");  // the tests' working directory has no topo.txt
+    EXPECT_EQ(r.status, 0) << r.err;
+    config.replace(config.find("flows.txt"), 9, "absent.txt");
+    writeFileBytes(m_dir + "/config.txt", config);
+    r = run(m_dir + "/config.txt");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err,
+                HasSubstr("config.txt: line 2: key 'FLOW_FILE': 'absent.txt' exists neither in the working "
+                          "directory ("));
+    EXPECT_THAT(r.err, HasSubstr("nor beside the configuration (" + m_dir + ")"));
+}
+
 }  // namespace
 }  // namespace mlnet

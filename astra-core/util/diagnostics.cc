@@ -1,5 +1,9 @@
 #include "diagnostics.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -57,18 +61,40 @@ std::string atLine(const std::string& file, int line) {
 }
 
 bool readTextFile(const std::string& path, std::string& text, Diagnostics& diag, const char* what) {
+    if (!checkReadableFile(path, diag, what)) {
+        return false;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        diag.error(path + ": cannot open " + what);
+        diag.error(path + ": cannot open " + what + " (" + std::strerror(errno) + ")");
         return false;
     }
     std::ostringstream buffer;
     buffer << in.rdbuf();
     if (in.bad()) {
-        diag.error(path + ": cannot read " + what);
+        diag.error(path + ": cannot read " + what + " (" + std::strerror(errno) + ")");
         return false;
     }
     text = buffer.str();
+    // Editors on some systems start UTF-8 text with a byte-order mark; it carries no content, and left in
+    // place it would make the first key unknown.
+    static constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
+    if (text.compare(0, 3, kUtf8Bom) == 0) {
+        text.erase(0, 3);
+    }
+    return true;
+}
+
+bool checkReadableFile(const std::string& path, Diagnostics& diag, const char* what) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        diag.error(path + ": cannot open " + what + " (" + std::strerror(errno) + ")");
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        diag.error(path + ": is a directory; the " + what + " must be a file");
+        return false;
+    }
     return true;
 }
 

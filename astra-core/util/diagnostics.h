@@ -62,8 +62,11 @@ std::string atAttribute(const std::string& file, uint64_t nodeId, const std::str
 // "<file>: line N", or just the file when the line is unknown (0).
 std::string atLine(const std::string& file, int line);
 
-// Reads a whole text file; on failure reports "<path>: cannot open/read <what>" and returns false.
+// Reads a whole text file (a leading UTF-8 byte-order mark dropped); on failure reports "<path>: cannot
+// open/read <what> (reason)" or "<path>: is a directory; ..." and returns false.
 bool readTextFile(const std::string& path, std::string& text, Diagnostics& diag, const char* what);
+// True when path exists and is not a directory; otherwise reports why, naming what the file should have been.
+bool checkReadableFile(const std::string& path, Diagnostics& diag, const char* what);
 
 }  // namespace mlnet
 

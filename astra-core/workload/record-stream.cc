@@ -69,6 +69,9 @@ std::string gunzip(const std::vector<uint8_t>& in, uint64_t maxOutBytes, std::ve
 }  // namespace
 
 bool loadFileBytes(const std::string& path, std::vector<uint8_t>& bytes, Diagnostics& diag) {
+    if (!checkReadableFile(path, diag, "trace")) {
+        return false;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         diag.error(path + ": cannot open trace file (" + std::strerror(errno) + ")");

@@ -117,11 +117,14 @@ int main(int argc, char** argv) {
     Diagnostics diag;
     HpccConfig config =
         endsWith(configPath, ".json") ? loadJsonConfig(configPath, diag) : loadHpccConfig(configPath, diag);
-    if (!topologyOverride.empty()) {
-        config.topologyFile = topologyOverride;
-    }
-    if (!flowOverride.empty()) {
-        config.flowFile = flowOverride;
+    // Files named on the command line are the user's paths; those named in the configuration are looked up as
+    // the reference does, then beside the configuration.
+    if (!diag.hasErrors()) {
+        config.topologyFile = topologyOverride.empty()
+                                  ? locateConfigInput(config, "TOPOLOGY_FILE", config.topologyFile, diag)
+                                  : topologyOverride;
+        config.flowFile = flowOverride.empty() ? locateConfigInput(config, "FLOW_FILE", config.flowFile, diag)
+                                               : flowOverride;
     }
     if (!fctOverride.empty()) {
         config.fctOutputFile = fctOverride;
@@ -132,7 +135,9 @@ int main(int argc, char** argv) {
     if (!qlenOverride.empty()) {
         config.qlenMonFile = qlenOverride;
     }
-    requireFlowInputs(config, diag);
+    if (!diag.hasErrors()) {
+        requireFlowInputs(config, diag);
+    }
     const CcSelection selection = selectCongestionControl(config, cc, ccPreset, diag);
     std::shared_ptr<const TopologySpec> topology;
     std::vector<FlowSpec> flows;
@@ -253,6 +258,14 @@ int main(int argc, char** argv) {
     std::cerr << diag.format(Severity::Warning);
     if (!finished) {
         std::cerr << "mlnet-flows: " << runner.HangReport();
+        // Flows start in file order, so the unstarted ones are the tail; the first of them says why.
+        if (runner.FlowsStarted() < flows.size()) {
+            const FlowSpec& first = flows[runner.FlowsStarted()];
+            std::cerr << "mlnet-flows: " << atLine(config.flowFile, first.line) << ": this flow and "
+                      << flows.size() - runner.FlowsStarted() - 1 << " after it never started: it starts at "
+                      << static_cast<double>(first.startNs) / 1e9 << " s, after SIMULATOR_STOP_TIME ("
+                      << static_cast<double>(config.stopTimeNs) / 1e9 << " s)\n";
+        }
         return 3;
     }
     return 0;

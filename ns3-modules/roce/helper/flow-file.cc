@@ -125,7 +125,7 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const TopologySpec& 
             continue;
         }
         flows.push_back({static_cast<uint32_t>(ends[0]), static_cast<uint32_t>(ends[1]),
-                         static_cast<uint8_t>(pg), static_cast<uint16_t>(dport), size, startNs});
+                         static_cast<uint8_t>(pg), static_cast<uint16_t>(dport), size, startNs, line.number});
         previousLine = line.number;
     }
     if (firstRounded > 0) {

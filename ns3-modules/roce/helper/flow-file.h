@@ -18,6 +18,7 @@ struct FlowSpec {
     uint16_t dport;
     uint64_t sizeBytes;
     uint64_t startNs;
+    int line = 0;  // in the flow file it was read from (0: not read from a file)
 };
 
 // Reads the flow count F, then F lines "<src> <dst> <pg> <dport> <size bytes> <start s>". Start times are

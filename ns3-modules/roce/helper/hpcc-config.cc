@@ -221,6 +221,24 @@ void HpccConfig::resolveAgainst(const std::string& dir) {
     }
 }
 
+std::string locateConfigInput(const HpccConfig& config, const char* key, const std::string& file,
+                              Diagnostics& diag) {
+    std::error_code ec;
+    if (file.empty() || fs::path(file).is_absolute() || fs::exists(file, ec)) {
+        return file;
+    }
+    const fs::path besideConfig = fs::path(config.path).parent_path() / file;
+    if (fs::exists(besideConfig, ec)) {
+        return besideConfig.lexically_normal().string();
+    }
+    const auto line = config.givenKeys.find(key);
+    diag.error(atLine(config.path, line != config.givenKeys.end() ? line->second : 0) + ": key '" + key +
+               "': '" + file + "' exists neither in the working directory (" + fs::current_path(ec).string() +
+               ") nor beside the configuration (" + besideConfig.parent_path().lexically_normal().string() +
+               ")");
+    return "";
+}
+
 HpccConfig loadHpccConfig(const std::string& path, Diagnostics& diag) {
     HpccConfig config;
     config.path = path;

@@ -148,6 +148,13 @@ struct HpccConfig {
     void resolveAgainst(const std::string& dir);
 };
 
+// Where an input file a configuration names (TOPOLOGY_FILE, FLOW_FILE) is. A relative path is taken from the
+// working directory first, as the reference simulator and ASTRA-sim's ns-3 backend do (their configs are
+// written for the folder they run in); a path not found there is taken beside the configuration file.
+// Neither: an error naming the key, both folders tried, and "" is returned.
+std::string locateConfigInput(const HpccConfig& config, const char* key, const std::string& file,
+                              Diagnostics& diag);
+
 // Reads config.txt. The result holds the defaults for every key that was absent or bad; check
 // diag.hasErrors().
 HpccConfig loadHpccConfig(const std::string& path, Diagnostics& diag);

@@ -215,16 +215,6 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
     return d;
 }
 
-// ASTRA-sim resolves the configuration's paths against the working directory; a path that is not there is
-// tried in the configuration's folder, and the message names both.
-std::string resolveInputPath(const std::string& file, const std::string& configPath) {
-    if (file.empty() || fs::path(file).is_absolute() || fs::exists(file)) {
-        return file;
-    }
-    const fs::path besideConfig = fs::path(configPath).parent_path() / file;
-    return fs::exists(besideConfig) ? besideConfig.string() : file;
-}
-
 std::optional<NetworkDescription> fromHpccConfig(HpccConfig config, Diagnostics& diag) {
     if (diag.hasErrors()) {
         return std::nullopt;
@@ -234,12 +224,8 @@ std::optional<NetworkDescription> fromHpccConfig(HpccConfig config, Diagnostics&
         return std::nullopt;
     }
     NetworkDescription d;
-    const std::string topology = resolveInputPath(config.topologyFile, config.path);
-    if (!fs::exists(topology)) {
-        diag.error(config.path + ": TOPOLOGY_FILE '" + config.topologyFile +
-                   "' exists neither in the working "
-                   "directory (" +
-                   fs::current_path().string() + ") nor beside the configuration");
+    const std::string topology = locateConfigInput(config, "TOPOLOGY_FILE", config.topologyFile, diag);
+    if (topology.empty()) {
         return std::nullopt;
     }
     d.topology = loadTopologyDescription(topology, diag);
