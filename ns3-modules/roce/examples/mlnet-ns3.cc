@@ -285,8 +285,8 @@ int main(int argc, char** argv) {
     api.setObserver(&log);
     std::unique_ptr<BackgroundTraffic> background;
     if (settings.background) {
-        background =
-            std::make_unique<BackgroundTraffic>(fabric, *settings.background, settings.fabric.seed, diag);
+        background = std::make_unique<BackgroundTraffic>(fabric, *settings.background, diag);
+        background->AssignStreams(fabric.StreamsUsed());
         if (diag.hasErrors()) {
             std::cerr << diag.format(Severity::Error);
             return 2;

@@ -10,7 +10,7 @@
 
 namespace mlnet::roce {
 
-BackgroundTraffic::BackgroundTraffic(RoceFabric& fabric, const BackgroundSettings& settings, uint64_t seed,
+BackgroundTraffic::BackgroundTraffic(RoceFabric& fabric, const BackgroundSettings& settings,
                                      Diagnostics& diag)
     : m_fabric(fabric),
       m_settings(settings),
@@ -37,15 +37,18 @@ BackgroundTraffic::BackgroundTraffic(RoceFabric& fabric, const BackgroundSetting
     if (!m_cdf) {
         return;
     }
-    // Streams of their own, so the background's draws do not depend on how many other random variables exist.
-    m_gap->SetStream(static_cast<int64_t>(1000 + 2 * seed));
-    m_uniform->SetStream(static_cast<int64_t>(1001 + 2 * seed));
     m_gap->SetAttribute("Mean", ns3::DoubleValue(1.0));
     for (uint32_t h : m_hosts) {
         const double rateBps = static_cast<double>(fabric.Nic(h).Device()->RateBps());
         const double flowsPerSecond = settings.load * rateBps / (8 * m_cdf->MeanBytes());
         m_meanGapPs.push_back(1e12 / flowsPerSecond);
     }
+}
+
+int64_t BackgroundTraffic::AssignStreams(int64_t stream) {
+    m_gap->SetStream(stream);
+    m_uniform->SetStream(stream + 1);
+    return 2;
 }
 
 void BackgroundTraffic::Start() {

@@ -22,10 +22,11 @@ namespace mlnet::roce {
 class BackgroundTraffic {
 public:
     // Errors (the CDF, hosts out of range, fewer than two hosts) go to diag.
-    BackgroundTraffic(RoceFabric& fabric, const BackgroundSettings& settings, uint64_t seed,
-                      Diagnostics& diag);
+    BackgroundTraffic(RoceFabric& fabric, const BackgroundSettings& settings, Diagnostics& diag);
     // Schedules the first arrival of every host now; arrivals continue until the simulation stops.
     void Start();
+    // Fixes the streams of the arrival gaps and destination draws; returns the streams used (2).
+    int64_t AssignStreams(int64_t stream);
     // Flows started and finished, bytes, and the FCT slowdown (FCT over the ideal FCT) percentiles.
     nlohmann::ordered_json Summary() const;
 

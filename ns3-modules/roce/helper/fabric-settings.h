@@ -58,7 +58,7 @@ struct FabricSettings {
     // connections; HPCC-style experiments and ASTRA-sim's ns-3 backend open one per message).
     bool reuseConnections = false;
     RoceNic::CcFactory ccFactory;
-    uint64_t seed = 1;     // ECMP salt (the streams of random variables come from ns-3's RngSeedManager)
+    uint64_t seed = 1;     // ECMP salt; the random variables' draws come from ns-3's RngSeedManager seed
     std::string pcapPath;  // empty: no capture
 };
 

@@ -170,6 +170,19 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     const uint32_t far = farthest(0);
     const uint32_t farther = farthest(far);
     m_globalFlow = far == farther ? FlowParamsOf(0, hosts > 1 ? 1 : 0) : FlowParamsOf(far, farther);
+    // Fixed streams: a switch's marking draws do not move when some other object creates a random variable.
+    m_streamsUsed = AssignStreams(0);
+}
+
+int64_t RoceFabric::AssignStreams(int64_t stream) {
+    int64_t used = 0;
+    for (const auto& sw : m_switches) {
+        used += sw->AssignStreams(stream + used);
+    }
+    for (const auto& ch : m_channels) {
+        used += ch->AssignStreams(stream + used);
+    }
+    return used;
 }
 
 bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<RoceNetDevice>>& devices,

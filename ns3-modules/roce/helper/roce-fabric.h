@@ -62,6 +62,12 @@ public:
     // Every switch, including the forwarding switches of NPUs, in vertex order.
     const std::vector<ns3::Ptr<RoceSwitch>>& Switches() const { return m_switches; }
 
+    // The random streams of the fabric: one per switch (ECN marking) in vertex order, then one per cable
+    // (loss). The constructor assigns streams 0 .. StreamsUsed() - 1, so results depend on the seed
+    // (RngSeedManager) and the network only; AssignStreams moves them. Returns the streams used.
+    int64_t AssignStreams(int64_t stream);
+    int64_t StreamsUsed() const { return m_streamsUsed; }
+
     // Opens a connection from srcHost to dstHost (a queue pair with its own UDP source port) and starts a
     // message of sizeBytes on it now. `sent` fires at the sender's last ACK; `received`, if given, when the
     // last byte has arrived in order at dstHost. The connection closes when the sender is done.
@@ -118,6 +124,7 @@ private:
     std::vector<RoceNic*> m_nics;
     std::vector<std::vector<ns3::Ptr<RoceNetDevice>>> m_devices;  // by vertex, in port order
     std::vector<ns3::Ptr<RoceChannel>> m_channels;                // by cable
+    int64_t m_streamsUsed = 0;
     cc::FlowParams m_globalFlow;
     FlowPortAllocator m_flowPorts;
     struct Connection {

@@ -33,6 +33,11 @@ ns3::TypeId RoceChannel::GetTypeId() {
 
 RoceChannel::RoceChannel() : m_random(ns3::CreateObject<ns3::UniformRandomVariable>()) {}
 
+int64_t RoceChannel::AssignStreams(int64_t stream) {
+    m_random->SetStream(stream);
+    return 1;
+}
+
 RoceChannel::~RoceChannel() = default;
 
 void RoceChannel::Attach(ns3::Ptr<RoceNetDevice> device) {

@@ -31,6 +31,8 @@ public:
     void SetUp();
     bool IsUp() const { return m_up; }
     uint64_t Lost() const { return m_lost; }
+    // Fixes the stream of the loss draws (ns-3's AssignStreams convention); returns the streams used (1).
+    int64_t AssignStreams(int64_t stream);
 
     // Trace signature.
     typedef void (*DropCallback)(const RocePacket* packet, DropReason reason);

@@ -38,6 +38,11 @@ ns3::TypeId RoceSwitch::GetTypeId() {
 
 RoceSwitch::RoceSwitch() : m_random(ns3::CreateObject<ns3::UniformRandomVariable>()) {}
 
+int64_t RoceSwitch::AssignStreams(int64_t stream) {
+    m_random->SetStream(stream);
+    return 1;
+}
+
 void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig mmu, SwitchSettings settings,
                            PacketPool* pool, uint32_t nodeId) {
     m_ports.resize(ports.size());

@@ -56,6 +56,9 @@ class RoceSwitch : public ns3::Node, public RocePortOwner {
 public:
     static ns3::TypeId GetTypeId();
     RoceSwitch();
+    // Fixes the stream of the ECN marking draws (ns-3's AssignStreams convention); returns the streams used
+    // (1).
+    int64_t AssignStreams(int64_t stream);
 
     // Wiring (RoceNetworkHelper): ports in device order, the buffer model, routes, and the shared packet
     // pool.
