@@ -186,5 +186,38 @@ TEST_F(MlnetFlows, RelativeInputsAreFoundBesideTheConfiguration) {
     EXPECT_THAT(r.err, HasSubstr("nor beside the configuration (" + m_dir + ")"));
 }
 
+// The reference's framing changes what frames are charged, not what a capture holds: real RoCEv2 frames.
+TEST_F(MlnetFlows, CompatibleModeChargesReferenceSizesAndCapturesRealFrames) {
+    FlowsRun r = run(m_dir + "/config.txt --compat=hpcc --pcap=" + m_dir + "/run.pcap");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out,
+                HasSubstr("model rules: framing hpcc, HPCC queue point, flow starts reference, ECMP hpcc"));
+    const std::string pcap = readFileBytes(m_dir + "/run.pcap");
+    ASSERT_GT(pcap.size(), 24u + 16u);
+    // First record: a data frame of 1000 B payload keeps its real length, 1062 B less the 4-byte FCS.
+    const auto u32 = [&](std::size_t at) {
+        return uint32_t(uint8_t(pcap[at])) | uint32_t(uint8_t(pcap[at + 1])) << 8 |
+               uint32_t(uint8_t(pcap[at + 2])) << 16 | uint32_t(uint8_t(pcap[at + 3])) << 24;
+    };
+    EXPECT_EQ(u32(24 + 12), 1058u);
+    // 4 flows of 2 MB at 100 Gb/s into one port: 8 MB x 1036/1000 framed bytes, no preamble or gap, take at
+    // least 663 us; real frames (1082) would take 692 us.
+    std::istringstream fct(readFileBytes(m_dir + "/fct.txt"));
+    std::string sip, dip;
+    uint64_t sport, dport, size, start, ns, ideal, last = 0;
+    while (fct >> sip >> dip >> sport >> dport >> size >> start >> ns >> ideal) {
+        last = std::max(last, start + ns);
+        EXPECT_EQ(sport, 10000u);  // per (source, destination) pair, as the reference numbers them
+    }
+    EXPECT_GT(last - 1000, 663'000u);
+    EXPECT_LT(last - 1000, 692'000u);
+}
+
+TEST_F(MlnetFlows, UnknownCompatModeIsAUsageError) {
+    FlowsRun r = run(m_dir + "/config.txt --compat=ns3");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_THAT(r.err, HasSubstr("--compat must be none or hpcc, not 'ns3'"));
+}
+
 }  // namespace
 }  // namespace mlnet

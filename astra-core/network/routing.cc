@@ -1,5 +1,7 @@
 #include "routing.h"
 
+#include "util/hpcc-address.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -411,19 +413,61 @@ Routing::Routing(const TopologySpec& spec, uint64_t runSeed) : m_spec(spec), m_s
     }
 }
 
-std::unique_ptr<Routing> Routing::build(const TopologySpec& spec, uint64_t runSeed) {
+std::unique_ptr<Routing> Routing::build(const TopologySpec& spec, uint64_t runSeed, EcmpHashing hashing) {
+    std::unique_ptr<Routing> routing;
     if (spec.routing == RoutingKind::DimensionOrder) {
-        return std::make_unique<DimensionOrderRouting>(spec, runSeed);
+        routing = std::make_unique<DimensionOrderRouting>(spec, runSeed);
+    } else {
+        routing = std::make_unique<TableRouting>(spec, runSeed);
     }
-    return std::make_unique<TableRouting>(spec, runSeed);
+    routing->m_hashing = hashing;
+    return routing;
 }
 
-bool Routing::path(uint32_t srcHost, uint32_t dstHost, uint16_t flowPort,
+uint32_t murmur3x86(const uint32_t* blocks, uint32_t words, uint32_t seed) {
+    auto rotl = [](uint32_t x, int r) { return x << r | x >> (32 - r); };
+    uint32_t h = seed;
+    for (uint32_t i = 0; i < words; ++i) {
+        uint32_t k = blocks[i] * 0xcc9e2d51u;
+        k = rotl(k, 15) * 0x1b873593u;
+        h = rotl(h ^ k, 13) * 5 + 0xe6546b64u;
+    }
+    h ^= words * 4;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+uint32_t Routing::chooseAsReference(uint32_t vertex, uint32_t srcHost, uint32_t dstHost, uint32_t flowKey,
+                                    PortSpan span) const {
+    const uint32_t key[3] = {hpccIpv4(m_spec.vertices[srcHost].originalId),
+                             hpccIpv4(m_spec.vertices[dstHost].originalId), flowKey};
+    const uint32_t index = murmur3x86(key, 3, m_spec.vertices[vertex].originalId) % span.count;
+    // The index-th port in neighbour-id order, without sorting: count the ports whose neighbour comes first.
+    auto neighbour = [&](uint32_t i) {
+        return m_spec.vertices[m_spec.portPeer(vertex, span.ports[i])].originalId;
+    };
+    for (uint32_t i = 0; i < span.count; ++i) {
+        uint32_t before = 0;
+        for (uint32_t j = 0; j < span.count; ++j) {
+            before += neighbour(j) < neighbour(i) || (neighbour(j) == neighbour(i) && j < i);
+        }
+        if (before == index) {
+            return span.ports[i];
+        }
+    }
+    return span.ports[0];
+}
+
+bool Routing::path(uint32_t srcHost, uint32_t dstHost, uint32_t flowKey,
                    std::vector<uint32_t>& cables) const {
     cables.clear();
     uint32_t v = srcHost;
     while (v != dstHost) {
-        const uint32_t port = choose(v, srcHost, dstHost, flowPort);
+        const uint32_t port = choose(v, srcHost, dstHost, flowKey);
         if (port == UINT32_MAX || cables.size() > m_spec.numVertices()) {
             return false;
         }

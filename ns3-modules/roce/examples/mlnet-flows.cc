@@ -20,6 +20,7 @@
 #include "flow-file.h"
 #include "hpcc-config.h"
 #include "hpcc-flow-runner.h"
+#include "model-rules.h"
 #include "network/topology-description.h"
 #include "result-writers.h"
 #include "roce-fabric.h"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, qlenOverride, cc,
         ccPreset = "config", pcap, report;
     std::string rateTrace;
+    ModelRuleOptions ruleOptions;
     std::string seedText = "1", rtoUsText = "1000";
     bool pfc = true;
     ToolCommandLine tool("mlnet-flows");
@@ -80,12 +82,19 @@ int main(int argc, char** argv) {
                  "write every QP rate/window change: time_ns src_node flow rate_bps window_bytes", rateTrace);
     cmd.AddValue("seed", "random seed 1..4294967086 (ECN marking, link loss, ECMP salt)", seedText);
     cmd.AddValue("rto-us", "retransmission timeout in microseconds, above 0", rtoUsText);
+    AddModelRuleOptions(cmd, ruleOptions);
     bool listParameters = false;
     cmd.AddValue("cc-parameters", "print every congestion-control parameter (markdown) and exit",
                  listParameters);
     cmd.Parse(argc, argv);
     if (!tool.CheckNoExtraArguments(cmd)) {
         std::cerr << tool.error() << "\n";
+        return 1;
+    }
+    ModelRules rules;
+    std::string rulesError;
+    if (!parseModelRules(ruleOptions, rules, rulesError)) {
+        std::cerr << "mlnet-flows: " << rulesError << "\n";
         return 1;
     }
     CliNumbers numbers("mlnet-flows");
@@ -138,7 +147,7 @@ int main(int argc, char** argv) {
     if (!diag.hasErrors()) {
         requireFlowInputs(config, diag);
     }
-    const CcSelection selection = selectCongestionControl(config, cc, ccPreset, diag);
+    const CcSelection selection = selectCongestionControl(config, cc, ccPreset, diag, rules);
     std::shared_ptr<const TopologySpec> topology;
     std::vector<FlowSpec> flows;
     if (!diag.hasErrors()) {
@@ -146,7 +155,7 @@ int main(int argc, char** argv) {
     }
     if (topology) {
         checkConfigAgainstTopology(config, *topology, diag);
-        flows = loadFlowFile(config.flowFile, *topology, diag);
+        flows = loadFlowFile(config.flowFile, *topology, diag, rules.referenceFlowStarts);
     }
     // Every output is checked before the run, not found unwritable after it.
     for (const auto& [path, what] :
@@ -170,6 +179,7 @@ int main(int argc, char** argv) {
     net.pfcEnabled = pfc;
     net.seed = seed;
     net.pcapPath = pcap;
+    rules.ApplyTo(net);
 
     const double cpuStart = processCpuSeconds();
     RoceFabric network(topology, net, diag);
@@ -228,6 +238,7 @@ int main(int argc, char** argv) {
 
     const NetworkTotals totals = networkTotals(network);
     std::printf("congestion control: %s (%s)\n", selection.name.c_str(), ccPreset.c_str());
+    std::printf("model rules: %s\n", describeModelRules(rules).c_str());
     std::printf("flows: %llu of %zu finished; drops %llu; PFC pause frames received %llu\n",
                 static_cast<unsigned long long>(runner.FlowsFinished()), flows.size(),
                 static_cast<unsigned long long>(totals.drops),

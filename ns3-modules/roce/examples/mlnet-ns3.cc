@@ -20,6 +20,7 @@
 #include "background-traffic.h"
 #include "cc-selection.h"
 #include "hang-detector.h"
+#include "model-rules.h"
 #include "network-description.h"
 #include "result-writers.h"
 #include "roce-fabric.h"
@@ -51,6 +52,7 @@ struct Options {
     double injectionScale = 1, commScale = 1, computeScale = 1;
     bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
     uint64_t seed = 0;  // 0: the description's
+    ModelRuleOptions rules;
 
     // Reads the texts; false with the first bad option reported.
     bool read(CliNumbers& n) {
@@ -168,6 +170,7 @@ int main(int argc, char** argv) {
     cmd.AddValue("quiet", "no progress lines on stderr", o.quiet);
     cmd.AddValue("compare-analytical", "also run the congestion-aware analytical model and compare",
                  o.compareAnalytical);
+    AddModelRuleOptions(cmd, o.rules);
     cmd.Parse(argc, argv);
     if (!tool.CheckNoExtraArguments(cmd)) {
         std::cerr << tool.error() << "\n";
@@ -177,6 +180,11 @@ int main(int argc, char** argv) {
     if (!o.read(numbers)) {
         std::cerr << numbers.error() << "\n";
         return 1;
+    }
+    ModelRules rules;
+    std::string rulesError;
+    if (!parseModelRules(o.rules, rules, rulesError)) {
+        return usage(cmd, rulesError);
     }
     for (const auto& [flag, value] :
          {std::pair<const char*, std::string*>{"workload-configuration", &o.workload},
@@ -230,13 +238,14 @@ int main(int argc, char** argv) {
                   << preset << "')\n";
         return 1;
     }
-    const CcSelection selection = selectCongestionControl(settings.ccParameters, ccName, preset, diag);
+    const CcSelection selection = selectCongestionControl(settings.ccParameters, ccName, preset, diag, rules);
     if (ccName.empty() && settings.ccParameters.ccMode == 12) {
         std::cerr
             << "mlnet-ns3: CC_MODE 12 (astra-network-ns3's default) is no HPCC-lineage algorithm: flows run "
                "at line rate within their window, with no congestion-control reaction\n";
     }
     applyCongestionControl(settings.fabric, selection);
+    rules.ApplyTo(settings.fabric);
     settings.fabric.seed = o.seed ? o.seed : settings.seed;
     settings.fabric.pcapPath = o.pcap;
     settings.fabric.switches.queueHistograms = true;
@@ -341,7 +350,9 @@ int main(int argc, char** argv) {
     if (timeline) {
         timeline->close();
     }
-    RunInputs inputs{o.workload, o.system, o.network, settings.form, selection.name, preset, setup, fabric};
+    RunInputs inputs{
+        o.workload, o.system, o.network, settings.form, selection.name, preset, describeModelRules(rules),
+        setup,      fabric};
     writeSummary(out.summary, inputs, run, diag);
     printNetworkSummary(run, selection.name, out.summary);
     std::cerr << diag.format(Severity::Warning);

@@ -100,7 +100,8 @@ RoceNic::CcFactory presetFactory(Preset preset, const Params& fromConfig, const 
 }  // namespace
 
 CcSelection selectCongestionControl(const HpccConfig& config, const std::string& algorithm,
-                                    const std::string& presetName, Diagnostics& diag) {
+                                    const std::string& presetName, Diagnostics& diag,
+                                    const ModelRules& rules) {
     CcSelection s;
     std::string name = algorithm;
     if (name.empty()) {
@@ -146,9 +147,21 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
                                              cc::dcqcnPaper, cc::dcqcnHpccPaper);
     } else if (name == "hpcc") {
         s.intEnabled = true;
+        const bool meanQueue = rules.hpccMeanQueue;
+        cc::HpccParams fromConfig = hpccFromConfig(config, diag);
+        fromConfig.meanQueue = meanQueue;
         s.factory = presetFactory<cc::Hpcc>(
-            preset, hpccFromConfig(config, diag), attributes->Hpcc(),
-            [](uint64_t) { return cc::hpccDefault(); }, cc::hpccPaper);
+            preset, fromConfig, attributes->Hpcc(),
+            [meanQueue](uint64_t) {
+                cc::HpccParams p = cc::hpccDefault();
+                p.meanQueue = meanQueue;
+                return p;
+            },
+            [meanQueue](uint64_t lineRateBps) {
+                cc::HpccParams p = cc::hpccPaper(lineRateBps);
+                p.meanQueue = meanQueue;
+                return p;
+            });
     } else if (name == "timely") {
         s.factory = presetFactory<cc::Timely>(
             preset, timelyFromConfig(config, diag), attributes->Timely(),

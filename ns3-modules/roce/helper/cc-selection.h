@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hpcc-config.h"
+#include "model-rules.h"
 #include "roce-nic.h"
 #include "util/diagnostics.h"
 
@@ -22,8 +23,11 @@ struct CcSelection {
 
 // `algorithm`: "" (follow CC_MODE), "none", "dcqcn", "hpcc", "timely" or "dctcp". `presetName`: "config"
 // (default), "paper", "hpcc-paper" or "attributes" (the RoceCcConfig attribute values). Bad names go to diag.
+// `rules` (model-rules.h) decide HPCC's queue term under every preset but "attributes", whose
+// RoceCcConfig::HpccMeanQueue does.
 CcSelection selectCongestionControl(const HpccConfig& config, const std::string& algorithm,
-                                    const std::string& presetName, Diagnostics& diag);
+                                    const std::string& presetName, Diagnostics& diag,
+                                    const ModelRules& rules = ModelRules{});
 
 }  // namespace mlnet::roce
 

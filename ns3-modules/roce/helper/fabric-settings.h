@@ -58,8 +58,10 @@ struct FabricSettings {
     // connections; HPCC-style experiments and ASTRA-sim's ns-3 backend open one per message).
     bool reuseConnections = false;
     RoceNic::CcFactory ccFactory;
-    uint64_t seed = 1;     // ECMP salt; the random variables' draws come from ns-3's RngSeedManager seed
-    std::string pcapPath;  // empty: no capture
+    uint64_t seed = 1;  // ECMP salt; the random variables' draws come from ns-3's RngSeedManager seed
+    EcmpHashing ecmp =
+        EcmpHashing::Ours;  // or the reference's hash and per-pair source ports (model-rules.h)
+    std::string pcapPath;   // empty: no capture
 };
 
 // The algorithm's factory and the NIC mode it needs (ECN echoed on ACKs or real CNPs; INT for HPCC).

@@ -1,9 +1,11 @@
 #include "flow-file.h"
 
 #include "util/decimal.h"
+#include "util/time.h"
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -18,7 +20,24 @@
 
 namespace mlnet::roce {
 
-std::vector<FlowSpec> loadFlowFile(const std::string& path, const TopologySpec& topology, Diagnostics& diag) {
+uint64_t referenceStartNs(double seconds) {
+    if (!(seconds > 0)) {
+        return 0;
+    }
+    // seconds = mantissa * 2^exponent exactly; the product with 1e9 fits in 128 bits, so the floor is exact.
+    int exponent = 0;
+    const double fraction = std::frexp(seconds, &exponent);
+    const auto mantissa = static_cast<Uint128>(std::ldexp(fraction, 53));
+    const Uint128 product = mantissa * 1'000'000'000u;
+    const int shift = exponent - 53;
+    if (shift >= 0) {
+        return UINT64_MAX;  // 2^52 s and more: no start the reader accepts
+    }
+    return -shift >= 128 ? 0 : static_cast<uint64_t>(product >> -shift);
+}
+
+std::vector<FlowSpec> loadFlowFile(const std::string& path, const TopologySpec& topology, Diagnostics& diag,
+                                   bool referenceStarts) {
     std::vector<bool> isHost(topology.numVertices() ? topology.vertices.back().originalId + 1 : 0, false);
     for (const SpecVertex& v : topology.vertices) {
         isHost.resize(std::max<std::size_t>(isHost.size(), v.originalId + 1), false);
@@ -111,6 +130,8 @@ std::vector<FlowSpec> loadFlowFile(const std::string& path, const TopologySpec& 
             fail("start time " + quoted(t[5]) + " " + describeNumberStatus(startStatus) +
                  "; expected seconds >= 0 such as 2.000000000");
             ok = false;
+        } else if (referenceStarts) {
+            startNs = referenceStartNs(std::strtod(std::string(t[5]).c_str(), nullptr));
         } else if (startStatus == NumberStatus::Rounded && firstRounded == 0) {
             firstRounded = line.number;
         }

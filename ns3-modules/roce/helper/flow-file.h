@@ -27,7 +27,13 @@ struct FlowSpec {
 // 0..7, dport above 65535, size 0 or above 2^64 - 1, a start earlier than the previous flow's (the reference
 // requires sorted starts), fewer than F flow lines. More lines than F: a warning, and only F are read, as the
 // reference does.
-std::vector<FlowSpec> loadFlowFile(const std::string& path, const TopologySpec& topology, Diagnostics& diag);
+// referenceStarts: start seconds are read as the HPCC reference reads them, through a double and truncated to
+// the ns (2.000017887 becomes 2000017886 ns), instead of exactly.
+std::vector<FlowSpec> loadFlowFile(const std::string& path, const TopologySpec& topology, Diagnostics& diag,
+                                   bool referenceStarts = false);
+
+// The reference's reading of a start time in seconds: the nearest double, times 1e9 exactly, rounded down.
+uint64_t referenceStartNs(double seconds);
 
 // The file loadFlowFile reads back exactly: the count, then one line per flow with the start in seconds to
 // the nanosecond ("2.000012345"). Flows must be sorted by start (the reference starts them in file order).

@@ -33,31 +33,33 @@ void HpccFlowRunner::AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBy
 void HpccFlowRunner::StartFlow(uint64_t flowId) {
     const PendingFlow& f = m_flows[flowId];
     ++m_started;
-    m_fabric.StartMessage(flowId, f.srcHost, f.dstHost, f.sizeBytes, f.priority,
-                          [this, flowId](const FlowCompletion& c) {
-                              const PendingFlow& flow = m_flows[flowId];
-                              FctRecordPs r{flowId,
-                                            m_fabric.NodeIdOfHost(c.srcHost),
-                                            m_fabric.NodeIdOfHost(c.dstHost),
-                                            c.udpSrcPort,
-                                            flow.dport,
-                                            c.sizeBytes,
-                                            c.startPs,
-                                            c.finishPs,
-                                            m_fabric.IdealFctPs(c.srcHost, c.dstHost, c.sizeBytes)};
-                              ++m_finished;
-                              if (m_fctSink) {
-                                  m_fctSink(r);
-                              } else {
-                                  m_fct.push_back(r);
-                              }
-                              if (flow.done) {
-                                  flow.done(r);
-                              }
-                              if (m_finished == m_flows.size()) {
-                                  ns3::Simulator::Stop();
-                              }
-                          });
+    m_fabric.StartMessage(
+        flowId, f.srcHost, f.dstHost, f.sizeBytes, f.priority,
+        [this, flowId](const FlowCompletion& c) {
+            const PendingFlow& flow = m_flows[flowId];
+            FctRecordPs r{flowId,
+                          m_fabric.NodeIdOfHost(c.srcHost),
+                          m_fabric.NodeIdOfHost(c.dstHost),
+                          c.udpSrcPort,
+                          flow.dport,
+                          c.sizeBytes,
+                          c.startPs,
+                          c.finishPs,
+                          m_fabric.IdealFctPs(c.srcHost, c.dstHost, c.sizeBytes)};
+            ++m_finished;
+            if (m_fctSink) {
+                m_fctSink(r);
+            } else {
+                m_fct.push_back(r);
+            }
+            if (flow.done) {
+                flow.done(r);
+            }
+            if (m_finished == m_flows.size()) {
+                ns3::Simulator::Stop();
+            }
+        },
+        nullptr, f.dport);
 }
 
 bool HpccFlowRunner::Run(TimePs stopPs) {

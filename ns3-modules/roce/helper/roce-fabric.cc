@@ -42,7 +42,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     UsePicosecondTime();
     const TopologySpec& t = *m_spec;
     const uint32_t vertices = t.numVertices(), hosts = t.numHosts();
-    m_routing = Routing::build(t, m_settings.seed);
+    m_routing = Routing::build(t, m_settings.seed, m_settings.ecmp);
     m_settings.switches.intEnabled =
         m_settings.nic.intEnabled;  // INT is end to end: switches stamp what NICs echo
     m_pool = std::make_unique<PacketPool>(m_settings.nic.intEnabled,
@@ -83,6 +83,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         for (uint32_t end : {cable.a, cable.b}) {
             ns3::Ptr<RoceNetDevice> device = ns3::CreateObject<RoceNetDevice>();
             device->SetAttribute("RateBps", ns3::UintegerValue(cable.rateBps));
+            device->SetFrameCharges(m_settings.nic.frames);
             device->SetAddress(ns3::Mac48Address::Allocate());
             m_nodes[end]->AddDevice(device);
             device->Attach(channel);
@@ -196,14 +197,17 @@ bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<Roce
     mmu.ecnEnabled = overrides && overrides->ecnEnabled ? *overrides->ecnEnabled : m_settings.ecnEnabled;
     const std::optional<EcnRule> per25 =
         overrides && overrides->ecnPer25Gbps ? overrides->ecnPer25Gbps : m_settings.ecnPer25Gbps;
-    const uint32_t maxFrame =
-        dataFrameBytes(m_settings.nic.mtuPayloadBytes, m_settings.nic.intEnabled ? intBytes(kMaxIntHops) : 0);
+    const FrameCharges& frames = m_settings.nic.frames;
+    const uint32_t maxFrame = frames.framing == Framing::Hpcc
+                                  ? frames.Data(m_settings.nic.mtuPayloadBytes, m_settings.nic.intEnabled)
+                                  : dataFrameBytes(m_settings.nic.mtuPayloadBytes,
+                                                   m_settings.nic.intEnabled ? intBytes(kMaxIntHops) : 0);
     for (uint32_t port = 0; port < devices.size(); ++port) {
         const SpecCable& cable = t.cables[t.portCable(vertex, port)];
         MmuPortConfig p;
         const double inflightBytes =
             2.0 * static_cast<double>(cable.delayPs) * 1e-12 * static_cast<double>(cable.rateBps) / 8 +
-            2.0 * (maxFrame + kWireOverheadBytes);
+            2.0 * (maxFrame + frames.OverheadBytes());
         p.headroomBytes = static_cast<uint64_t>(std::ceil(m_settings.headroomFactor * inflightBytes));
         uint32_t shift = m_settings.alphaShift;
         for (uint64_t r = nicRateBps * 2; r <= cable.rateBps && shift > 0; r *= 2) {
@@ -286,6 +290,7 @@ RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) con
         ++path.hops;
         path.delayPs += cable.delayPs;
         path.bottleneckBps = std::min(path.bottleneckBps, cable.rateBps);
+        path.payloadTxNs += uint64_t{m_settings.nic.mtuPayloadBytes} * 8'000'000'000ull / cable.rateBps;
     }
     return path;
 }
@@ -299,10 +304,15 @@ cc::FlowParams RoceFabric::FlowParamsOf(uint32_t srcHost, uint32_t dstHost) cons
         flow.lineRateBps = flow.lineRateBps ? flow.lineRateBps : 1;
         return flow;
     }
-    const uint32_t frame =
-        dataFrameBytes(m_settings.nic.mtuPayloadBytes, m_settings.nic.intEnabled ? intBytes(0) : 0);
-    const TimePs perHopPs = wireTimePs(frame, path.bottleneckBps);
-    flow.baseRttNs = psToNs(2 * path.delayPs + path.hops * perHopPs);
+    const FrameCharges& frames = m_settings.nic.frames;
+    if (frames.framing == Framing::Hpcc) {
+        // The reference's base RTT: both ways' propagation plus one payload (no headers) serialized per hop.
+        flow.baseRttNs = psToNs(2 * path.delayPs) + path.payloadTxNs;
+    } else {
+        const uint32_t frame = frames.Data(m_settings.nic.mtuPayloadBytes, m_settings.nic.intEnabled);
+        const TimePs perHopPs = wireTimePs(frame, frames.OverheadBytes(), path.bottleneckBps);
+        flow.baseRttNs = psToNs(2 * path.delayPs + path.hops * perHopPs);
+    }
     flow.bdpBytes = flow.baseRttNs * path.bottleneckBps / 8'000'000'000ull;
     return flow;
 }
@@ -311,25 +321,31 @@ TimePs RoceFabric::IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeB
     const Path path = PathBetween(srcHost, dstHost);
     const uint32_t mtu = m_settings.nic.mtuPayloadBytes;
     const uint64_t packets = (sizeBytes + mtu - 1) / mtu;
-    const uint32_t overhead =
-        dataFrameBytes(mtu, m_settings.nic.intEnabled ? intBytes(0) : 0) - mtu + kWireOverheadBytes;
-    const uint64_t wireBytes = sizeBytes + packets * overhead;
+    const FrameCharges& frames = m_settings.nic.frames;
     const cc::FlowParams flow = FlowParamsOf(srcHost, dstHost);
+    if (frames.framing == Framing::Hpcc) {
+        // The reference's "standalone FCT": headers without the INT block, in whole ns.
+        const uint64_t bytes = sizeBytes + packets * FrameCharges::kHpccIdealHeaderBytes;
+        return nsToPs(flow.baseRttNs + bytes * 8'000'000'000ull / path.bottleneckBps);
+    }
+    const uint32_t overhead = frames.Data(mtu, m_settings.nic.intEnabled) - mtu + frames.OverheadBytes();
+    const uint64_t wireBytes = sizeBytes + packets * overhead;
     return nsToPs(flow.baseRttNs) + bitsTimePs(wireBytes * 8, path.bottleneckBps);
 }
 
 void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                               uint8_t priority, std::function<void(const FlowCompletion&)> sent,
-                              RoceNic::Received received) {
+                              RoceNic::Received received, uint16_t flowDstPort) {
     RoceNic& src = *m_nics[srcHost];
     RoceNic& dst = *m_nics[dstHost];
     if (!m_settings.reuseConnections) {
-        const uint16_t sport = m_flowPorts.next(srcHost);
+        const uint16_t sport = NextSourcePort(srcHost, dstHost);
         const cc::FlowParams params =
             m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
-        const uint32_t context = dst.OpenReceive(messageId, srcHost, sport);
+        const uint32_t context = dst.OpenReceive(messageId, srcHost, sport, flowDstPort);
         dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
-        src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, params, std::move(sent));
+        src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
+                      std::move(sent));
         return;
     }
     // One queue pair per (source, destination, priority), opened by its first message and kept for the run,
@@ -338,15 +354,26 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     auto [it, opened] = m_connections.try_emplace(key, Connection{});
     Connection& c = it->second;
     if (opened) {
-        const uint16_t sport = m_flowPorts.next(srcHost);
+        const uint16_t sport = NextSourcePort(srcHost, dstHost);
         const cc::FlowParams params =
             m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
-        c.receiveContext = dst.OpenReceive(m_nextConnection, srcHost, sport);
-        c.qp = src.OpenConnection(m_nextConnection, dstHost, c.receiveContext, priority, sport, params);
+        c.receiveContext = dst.OpenReceive(m_nextConnection, srcHost, sport, flowDstPort);
+        c.qp = src.OpenConnection(m_nextConnection, dstHost, c.receiveContext, priority, sport, flowDstPort,
+                                  params);
         ++m_nextConnection;
     }
     dst.ExpectMessage(c.receiveContext, messageId, sizeBytes, std::move(received));
     src.SendMessage(c.qp, messageId, sizeBytes, std::move(sent));
+}
+
+uint16_t RoceFabric::NextSourcePort(uint32_t srcHost, uint32_t dstHost) {
+    if (m_settings.ecmp == EcmpHashing::Ours) {
+        return m_flowPorts.next(srcHost);
+    }
+    auto [it, added] = m_pairPorts.try_emplace(uint64_t{srcHost} << 32 | dstHost, FlowPortAllocator::kFirst);
+    const uint16_t port = it->second;
+    it->second = port == 65535 ? FlowPortAllocator::kFirst : static_cast<uint16_t>(port + 1);
+    return port;
 }
 
 bool RoceFabric::ScheduleLinkDown(uint32_t nodeA, uint32_t nodeB, TimePs atPs) {

@@ -71,9 +71,12 @@ public:
     // Opens a connection from srcHost to dstHost (a queue pair with its own UDP source port) and starts a
     // message of sizeBytes on it now. `sent` fires at the sender's last ACK; `received`, if given, when the
     // last byte has arrived in order at dstHost. The connection closes when the sender is done.
+    // `flowDstPort`: the destination port of an HPCC flow file's flow (100 in the reference's own inputs and
+    // in ASTRA-sim's ns-3 backend); the reference's ECMP hashes it.
     void StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                       uint8_t priority, std::function<void(const FlowCompletion&)> sent,
-                      RoceNic::Received received = nullptr);
+                      RoceNic::Received received = nullptr, uint16_t flowDstPort = kDefaultFlowDstPort);
+    static constexpr uint16_t kDefaultFlowDstPort = 100;
 
     // Path facts between two hosts (the route of the first flow port): base RTT = two propagation delays plus
     // one MTU frame per hop; ideal FCT = base RTT + (size + per-packet headers) at the bottleneck rate.
@@ -103,6 +106,8 @@ private:
         uint32_t hops = 0;
         TimePs delayPs = 0;
         uint64_t bottleneckBps = 0;
+        uint64_t payloadTxNs =
+            0;  // one MTU payload serialized on every hop, each truncated to ns (the reference's)
     };
     Path PathBetween(uint32_t srcHost, uint32_t dstHost) const;
     uint32_t LongestRouteHops() const;
@@ -126,7 +131,11 @@ private:
     std::vector<ns3::Ptr<RoceChannel>> m_channels;                // by cable
     int64_t m_streamsUsed = 0;
     cc::FlowParams m_globalFlow;
+    // A connection's UDP source port: per source host (ours), or per (source, destination) pair from 10000
+    // as the reference numbers them (with its ECMP hashing, whose paths depend on the port).
+    uint16_t NextSourcePort(uint32_t srcHost, uint32_t dstHost);
     FlowPortAllocator m_flowPorts;
+    std::unordered_map<uint64_t, uint16_t> m_pairPorts;
     struct Connection {
         uint32_t qp = 0, receiveContext = 0;
     };

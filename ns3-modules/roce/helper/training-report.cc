@@ -161,7 +161,8 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
                    {"topology", spec.source},         {"hosts", spec.numHosts()},
                    {"switches", spec.numSwitches()},  {"links", spec.cables.size()},
                    {"ranks", o.ranks.size()},         {"logical_dimensions", inputs.setup.logical.dimSizes},
-                   {"congestion_control", inputs.cc}, {"cc_preset", inputs.ccPreset}};
+                   {"congestion_control", inputs.cc}, {"cc_preset", inputs.ccPreset},
+                   {"model_rules", inputs.modelRules}};
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (std::size_t r = 0; r < o.ranks.size(); ++r) {
         const auto& rr = o.ranks[r];

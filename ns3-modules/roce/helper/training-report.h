@@ -63,7 +63,7 @@ struct TrainingRun {
 };
 
 struct RunInputs {
-    std::string workload, system, network, form, cc, ccPreset;
+    std::string workload, system, network, form, cc, ccPreset, modelRules;
     const TrainingSetup& setup;
     const RoceFabric& fabric;
 };

@@ -106,7 +106,7 @@ void RoceNetDevice::Kick() {
 
 void RoceNetDevice::StartTransmission(RocePacket* packet) {
     m_busy = true;
-    const TimePs txPs = wireTimePs(packet->frameBytes, m_rateBps);
+    const TimePs txPs = wireTimePs(packet->frameBytes, m_charges.OverheadBytes(), m_rateBps);
     m_txBytes += packet->frameBytes;
     ++m_txFrames;
     m_txDataFrames += packet->kind == PacketKind::Data;
@@ -127,6 +127,7 @@ void RoceNetDevice::Capture(const RocePacket& packet) {
     ctx.dstPort = peer->Port();
     ctx.mtuPayloadBytes = m_pcapMtu;
     ctx.withInt = m_pcapInt;
+    ctx.chargedAsFramed = m_charges.framing == Framing::RoceV2;
     RocePacket named = packet;
     named.srcHost = (*m_hostNodeIds)[packet.srcHost];
     named.dstHost = (*m_hostNodeIds)[packet.dstHost];
@@ -143,7 +144,7 @@ void RoceNetDevice::SendPause(uint8_t classes, uint16_t quanta) {
     p->kind = PacketKind::Pause;
     p->priority = 0;
     p->payloadBytes = 0;
-    p->frameBytes = pauseFrameBytes();
+    p->frameBytes = m_charges.Pause();
     p->pauseClasses = classes;
     for (int q = 0; q < kNumPriorities; ++q) {
         p->pauseQuanta[q] = (classes >> q & 1) ? quanta : 0;

@@ -13,6 +13,7 @@
 #include "ns3/node.h"
 #include "ns3/traced-callback.h"
 
+#include "frame-charges.h"
 #include "roce-channel.h"
 #include "roce-packet.h"
 #include "roce-port-owner.h"
@@ -36,6 +37,8 @@ public:
     // Cut-through reception: frames are handed to the owner when their first kCutThroughHeaderBytes are in,
     // not their last bit (a switch port whose egress ports are no faster than it). Off by default.
     void SetCutThrough(bool on);
+    // What frames cost on this port: the per-frame overhead of its serialization and its PFC frames' size.
+    void SetFrameCharges(const FrameCharges& charges) { m_charges = charges; }
     // When a frame becomes available to the owner after its first bit arrives: at its last bit (the whole
     // frame) for store-and-forward ports and for frames the owner consumes itself (an NPU's own), else once
     // the header is in.
@@ -134,6 +137,7 @@ private:
     ns3::Ptr<RoceChannel> m_channel;
     ns3::Ptr<ns3::Node> m_node;
     uint64_t m_rateBps = 100'000'000'000ull;
+    FrameCharges m_charges;
     uint16_t m_mtu = 1500;
     uint32_t m_ifIndex = 0;
     ns3::Mac48Address m_address;

@@ -11,7 +11,8 @@
 
 namespace mlnet::roce {
 
-uint32_t RoceNic::OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t udpSrcPort) {
+uint32_t RoceNic::OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t udpSrcPort,
+                              uint16_t flowDstPort) {
     uint32_t index;
     if (!m_freeRx.empty()) {
         index = m_freeRx.back();
@@ -26,8 +27,10 @@ uint32_t RoceNic::OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t 
     rx = RxContext{};
     rx.messages = std::move(keep);
     rx.active = true;
-    rx.port = PortTowards(srcHost, udpSrcPort);
-    rx.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, srcHost, udpSrcPort) : RoceRoute{};
+    // The ACK direction: from this host back to the sender.
+    const uint32_t key = m_routing->flowKey(udpSrcPort, flowDstPort, true);
+    rx.port = PortTowards(srcHost, key);
+    rx.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, srcHost, key) : RoceRoute{};
     rx.flowId = connectionId;
     rx.srcHost = srcHost;
     rx.udpSrcPort = udpSrcPort;
@@ -162,7 +165,7 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const
     p->payloadBytes = 0;
     p->sentPs = data->sentPs;
     if (kind == PacketKind::Cnp) {
-        p->frameBytes = cnpFrameBytes();
+        p->frameBytes = m_settings.frames.Cnp();
     } else {
         p->ecnEcho = m_settings.ecnEchoOnAck && rx.ceSinceAck;
         uint32_t hops = 0;
@@ -171,7 +174,7 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const
             std::copy(data->hops, data->hops + hops, p->hops);
             p->intHops = static_cast<uint8_t>(hops);
         }
-        p->frameBytes = ackFrameBytes(m_settings.intEnabled ? intBytes(hops) : 0);
+        p->frameBytes = m_settings.frames.Ack(hops, m_settings.intEnabled);
         rx.unacked = 0;
         rx.ceSinceAck = false;
     }

@@ -56,17 +56,18 @@ void RoceNic::Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, P
     }
 }
 
-uint8_t RoceNic::PortTowards(uint32_t dstHost, uint16_t udpSrcPort) const {
+uint8_t RoceNic::PortTowards(uint32_t dstHost, uint32_t flowKey) const {
     if (m_ports.size() == 1) {
         return 0;
     }
-    const uint32_t port = m_routing->choose(m_host, m_host, dstHost, udpSrcPort);
+    const uint32_t port = m_routing->choose(m_host, m_host, dstHost, flowKey);
     NS_ABORT_MSG_IF(port == UINT32_MAX, "host " << m_host << " has no route to host " << dstHost);
     return static_cast<uint8_t>(port);
 }
 
 uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32_t dstContext,
-                                 uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow) {
+                                 uint8_t priority, uint16_t udpSrcPort, uint16_t flowDstPort,
+                                 const cc::FlowParams& flow) {
     uint32_t qp;
     if (!m_freeQps.empty()) {
         qp = m_freeQps.back();
@@ -81,8 +82,9 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.dstHost = dstHost;
     q.udpSrcPort = udpSrcPort;
     q.priority = priority;
-    q.port = PortTowards(dstHost, udpSrcPort);
-    q.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, dstHost, udpSrcPort) : RoceRoute{};
+    const uint32_t key = m_routing->flowKey(udpSrcPort, flowDstPort, false);
+    q.port = PortTowards(dstHost, key);
+    q.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, dstHost, key) : RoceRoute{};
     q.sizeBytes = 0;
     q.sndNxt = q.sndUna = q.highestSent = 0;
     q.startPs = q.nextAvailPs = q.lastProgressPs = now;
@@ -115,8 +117,9 @@ void RoceNic::SendMessage(uint32_t qp, uint64_t messageId, uint64_t sizeBytes, D
 }
 
 uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
-                            uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow, Done done) {
-    const uint32_t qp = OpenConnection(flowId, dstHost, dstContext, priority, udpSrcPort, flow);
+                            uint8_t priority, uint16_t udpSrcPort, uint16_t flowDstPort,
+                            const cc::FlowParams& flow, Done done) {
+    const uint32_t qp = OpenConnection(flowId, dstHost, dstContext, priority, udpSrcPort, flowDstPort, flow);
     m_qps[qp].closeWhenDone = true;
     SendMessage(qp, flowId, sizeBytes, std::move(done));
     return qp;
@@ -341,7 +344,7 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
     p->route = q.route;
     p->seq = q.sndNxt;
     p->payloadBytes = payload;
-    p->frameBytes = dataFrameBytes(payload, m_settings.intEnabled ? intBytes(0) : 0);
+    p->frameBytes = m_settings.frames.Data(payload, m_settings.intEnabled);
     p->sentPs = now;
     if (q.sndNxt < q.highestSent) {
         m_retransmittedBytes += payload;
@@ -349,7 +352,7 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
     q.sndNxt += payload;
     q.highestSent = std::max(q.highestSent, q.sndNxt);
     p->lastOfMessage = q.sndNxt == boundary;
-    q.nextAvailPs = now + wireTimePs(p->frameBytes, q.cc->rateBps());
+    q.nextAvailPs = now + wireTimePs(p->frameBytes, m_settings.frames.OverheadBytes(), q.cc->rateBps());
     q.cc->onSend(now / 1000, payload);
     ArmRtoScan();
     return p;

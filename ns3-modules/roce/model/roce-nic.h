@@ -32,6 +32,7 @@ namespace mlnet::roce {
 
 struct NicSettings {
     uint32_t mtuPayloadBytes = 1000;  // payload per data packet
+    FrameCharges frames;              // what data, ACK and CNP frames are charged (real RoCEv2 by default)
     uint64_t ackIntervalBytes = 1;  // ACK when this many in-order bytes are unacknowledged (1: every packet)
     uint64_t ackChunkBytes = 0;     // also ACK at every multiple of this offset (0: off)
     TimePs nackIntervalPs = 500'000'000;  // minimum gap between NACKs for the same expected byte
@@ -71,7 +72,8 @@ public:
     // sender's OpenConnection names. Closed by CloseReceive once the sender is done (late duplicates are then
     // dropped).
     using Received = std::function<void(uint64_t messageId, TimePs atPs)>;
-    uint32_t OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t udpSrcPort);
+    // flowDstPort: the destination port HPCC flow files give a flow (ECMP key under the reference's hashing).
+    uint32_t OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t udpSrcPort, uint16_t flowDstPort);
     // The next message of sizeBytes on the connection; `received` fires once, when its last byte has arrived
     // in order (from an event, at once, for an empty message that is already complete).
     void ExpectMessage(uint32_t receiveContext, uint64_t messageId, uint64_t sizeBytes, Received received);
@@ -80,7 +82,7 @@ public:
     // Opens connection `connectionId` to `dstHost`, whose receive context is `dstContext`; `flow` carries
     // path facts for the CC. Returns the QP.
     uint32_t OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32_t dstContext, uint8_t priority,
-                            uint16_t udpSrcPort, const cc::FlowParams& flow);
+                            uint16_t udpSrcPort, uint16_t flowDstPort, const cc::FlowParams& flow);
     // Queues a message of sizeBytes on QP `qp` now; `done` fires when its last byte is acknowledged.
     using Done = std::function<void(const FlowCompletion&)>;
     void SendMessage(uint32_t qp, uint64_t messageId, uint64_t sizeBytes, Done done);
@@ -88,7 +90,8 @@ public:
     void CloseConnection(uint32_t qp);
     // Opens a connection, sends one message on it and closes it once that message is acknowledged.
     uint32_t StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
-                       uint8_t priority, uint16_t udpSrcPort, const cc::FlowParams& flow, Done done);
+                       uint8_t priority, uint16_t udpSrcPort, uint16_t flowDstPort,
+                       const cc::FlowParams& flow, Done done);
     bool ConnectionIdle(uint32_t qp) const { return m_qps[qp].head == m_qps[qp].messages.size(); }
     // Runs when a one-message connection closes, before its message's own callback: whoever opened the
     // receive side closes it here.
@@ -211,7 +214,8 @@ private:
     void FreeQp(uint32_t qp);
     bool WindowOpen(const QueuePair& q) const;
     // The port a flow of this host towards dstHost leaves on.
-    uint8_t PortTowards(uint32_t dstHost, uint16_t udpSrcPort) const;
+    // flowKey: Routing::flowKey of the direction.
+    uint8_t PortTowards(uint32_t dstHost, uint32_t flowKey) const;
 
     uint32_t m_host = 0;
     std::vector<Port> m_ports;

@@ -9,12 +9,12 @@ namespace {
 // route, or a walk longer than the network, which a route cannot be).
 template <typename Add>
 void walk(const TopologySpec& spec, const Routing& routing, uint32_t srcHost, uint32_t dstHost,
-          uint16_t udpSrcPort, Add add) {
+          uint32_t flowKey, Add add) {
     const uint32_t first =
-        spec.numPorts(srcHost) == 1 ? 0 : routing.choose(srcHost, srcHost, dstHost, udpSrcPort);
+        spec.numPorts(srcHost) == 1 ? 0 : routing.choose(srcHost, srcHost, dstHost, flowKey);
     uint32_t v = first == UINT32_MAX ? dstHost : spec.portPeer(srcHost, first);
     for (uint32_t steps = 0; v != dstHost && steps <= spec.numVertices(); ++steps) {
-        const uint32_t port = routing.choose(v, srcHost, dstHost, udpSrcPort);
+        const uint32_t port = routing.choose(v, srcHost, dstHost, flowKey);
         if (port == UINT32_MAX) {
             break;
         }
@@ -26,10 +26,10 @@ void walk(const TopologySpec& spec, const Routing& routing, uint32_t srcHost, ui
 }  // namespace
 
 RoceRoute RoceRoute::Compute(const TopologySpec& spec, const Routing& routing, uint32_t srcHost,
-                             uint32_t dstHost, uint16_t udpSrcPort) {
+                             uint32_t dstHost, uint32_t flowKey) {
     RoceRoute route;
     uint32_t hops = 0;
-    walk(spec, routing, srcHost, dstHost, udpSrcPort, [&](uint32_t port) {
+    walk(spec, routing, srcHost, dstHost, flowKey, [&](uint32_t port) {
         if (hops < kMaxHops) {
             route.ports[hops] = static_cast<uint16_t>(port);
         }
@@ -40,9 +40,9 @@ RoceRoute RoceRoute::Compute(const TopologySpec& spec, const Routing& routing, u
 }
 
 uint32_t RoceRoute::Length(const TopologySpec& spec, const Routing& routing, uint32_t srcHost,
-                           uint32_t dstHost, uint16_t udpSrcPort) {
+                           uint32_t dstHost, uint32_t flowKey) {
     uint32_t hops = 0;
-    walk(spec, routing, srcHost, dstHost, udpSrcPort, [&hops](uint32_t) { ++hops; });
+    walk(spec, routing, srcHost, dstHost, flowKey, [&hops](uint32_t) { ++hops; });
     return hops;
 }
 

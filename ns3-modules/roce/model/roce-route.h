@@ -23,10 +23,10 @@ struct RoceRoute {
     uint8_t length = 0;
 
     static RoceRoute Compute(const TopologySpec& spec, const Routing& routing, uint32_t srcHost,
-                             uint32_t dstHost, uint16_t udpSrcPort);
+                             uint32_t dstHost, uint32_t flowKey);
     // The number of forwarding vertices, however many.
     static uint32_t Length(const TopologySpec& spec, const Routing& routing, uint32_t srcHost,
-                           uint32_t dstHost, uint16_t udpSrcPort);
+                           uint32_t dstHost, uint32_t flowKey);
 };
 
 }  // namespace mlnet::roce

@@ -1,5 +1,5 @@
-// Time on the wire in picoseconds. A frame occupies the link for its bytes plus preamble/SFD and the
-// inter-frame gap (kWireOverheadBytes).
+// Time on the wire in picoseconds. A frame occupies the link for its bytes plus a per-frame overhead (with
+// real RoCEv2 framing: preamble/SFD and the inter-frame gap, kWireOverheadBytes).
 #ifndef MLNET_ROCE_TIMING_H
 #define MLNET_ROCE_TIMING_H
 
@@ -21,8 +21,9 @@ inline TimePs nowPs() {
     return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
 }
 
-inline TimePs wireTimePs(uint64_t frameBytes, uint64_t rateBps) {
-    const Uint128 bits = (static_cast<Uint128>(frameBytes) + kWireOverheadBytes) * 8;
+// overheadBytes: charged per frame on top of its size (FrameCharges::OverheadBytes()).
+inline TimePs wireTimePs(uint64_t frameBytes, uint32_t overheadBytes, uint64_t rateBps) {
+    const Uint128 bits = (static_cast<Uint128>(frameBytes) + overheadBytes) * 8;
     return static_cast<TimePs>((bits * 1'000'000'000'000ull + rateBps / 2) / rateBps);
 }
 

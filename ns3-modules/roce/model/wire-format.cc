@@ -1,5 +1,7 @@
 #include "wire-format.h"
 
+#include "util/hpcc-address.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -154,7 +156,7 @@ uint32_t hostIpv4(uint32_t nodeId) {
         throw std::out_of_range("node id " + std::to_string(nodeId) + " has no IPv4 address (limit " +
                                 std::to_string(kMaxIpv4NodeId) + ")");
     }
-    return 0x0B000001u + ((nodeId / 256) << 16) + ((nodeId % 256) << 8);
+    return hpccIpv4(nodeId);
 }
 
 MacAddress portMac(uint32_t nodeId, uint32_t port) {
@@ -225,7 +227,7 @@ uint16_t ipv4Checksum(const uint8_t* header, std::size_t length) {
 
 SerializedFrame serializeFrame(const RocePacket& p, const FrameContext& ctx) {
     const uint32_t frameBytes = frameBytesOf(p, ctx);
-    if (p.frameBytes != 0 && p.frameBytes != frameBytes) {
+    if (ctx.chargedAsFramed && p.frameBytes != 0 && p.frameBytes != frameBytes) {
         throw std::invalid_argument("packet " + std::to_string(p.id) + " (" + kindName(p.kind) +
                                     ") is charged " + std::to_string(p.frameBytes) +
                                     " bytes on the wire but frames to " + std::to_string(frameBytes) +

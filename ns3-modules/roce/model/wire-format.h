@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "roce-packet.h"
+#include "util/hpcc-address.h"
 
 namespace mlnet::roce {
 
@@ -119,7 +120,7 @@ TimeNs pauseDurationNs(uint16_t quanta, uint64_t rateBps);
 
 // Addresses as the HPCC tools assign them: host node i is 11.(i/256).(i%256).1 (continuing into 12.x for i >=
 // 65536). Throws std::out_of_range for ids whose address would wrap 32 bits (>= kMaxIpv4NodeId).
-inline constexpr uint32_t kMaxIpv4NodeId = 0xF50000;
+inline constexpr uint32_t kMaxIpv4NodeId = kMaxHpccIpv4NodeId;
 uint32_t hostIpv4(uint32_t nodeId);
 
 // Port MACs: 02 (locally administered, unicast) : 24-bit node id : 16-bit port index, so every port of every
@@ -138,6 +139,9 @@ struct FrameContext {
     uint32_t mtuPayloadBytes = 0;  // payload bytes of a full data packet; required for data, ACK and NAK
     bool withInt = false;          // data, ACK and NAK carry the INT extension
     uint32_t intHopSlots = 0;  // hop slots the INT extension reserves; 0: exactly the hops the packet carries
+    // The packet was charged its RoCEv2 frame size, which serializeFrame checks; false under the HPCC framing
+    // (frame-charges.h), whose charges differ from the real frames the capture still shows.
+    bool chargedAsFramed = true;
     uint32_t maxPayloadInCapture =
         64;  // payload bytes kept in the capture; a longer payload truncates the frame
 };

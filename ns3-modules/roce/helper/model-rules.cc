@@ -1,0 +1,82 @@
+#include "model-rules.h"
+
+#include "fabric-settings.h"
+
+namespace mlnet::roce {
+
+ModelRules ModelRules::HpccCompatible() {
+    ModelRules r;
+    r.framing = Framing::Hpcc;
+    r.hpccMeanQueue = false;
+    r.referenceFlowStarts = true;
+    r.ecmp = EcmpHashing::HpccReference;
+    return r;
+}
+
+void ModelRules::ApplyTo(FabricSettings& settings) const {
+    settings.nic.frames.framing = framing;
+    settings.ecmp = ecmp;
+}
+
+void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
+    cmd.AddValue("compat", "none (default) or hpcc: the HPCC reference simulator's side of every rule below",
+                 o.compat);
+    cmd.AddValue("framing", "rocev2 (real frames, default) or hpcc (the reference's packet sizes, no IFG)",
+                 o.framing);
+    cmd.AddValue("hpcc-queue", "HPCC's queue term: mean (interval mean, default) or point (the reference's)",
+                 o.hpccQueue);
+    cmd.AddValue("flow-starts",
+                 "exact (default) or reference (flow-file seconds through a double, truncated to the ns)",
+                 o.flowStarts);
+    cmd.AddValue("ecmp", "ours (default) or hpcc (the reference's ECMP hash, next-hop order, source ports)",
+                 o.ecmp);
+}
+
+namespace {
+
+// Sets `value` from `text` when text is one of the two names; "" keeps it.
+bool pick(const char* option, const std::string& text, const char* ours, const char* reference,
+          bool& isReference, std::string& error) {
+    if (text.empty()) {
+        return true;
+    }
+    if (text != ours && text != reference) {
+        error = std::string("--") + option + " must be " + ours + " or " + reference + ", not '" + text + "'";
+        return false;
+    }
+    isReference = text == reference;
+    return true;
+}
+
+}  // namespace
+
+bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, std::string& error) {
+    if (o.compat == "hpcc") {
+        rules = ModelRules::HpccCompatible();
+    } else if (!o.compat.empty() && o.compat != "none") {
+        error = "--compat must be none or hpcc, not '" + o.compat + "'";
+        return false;
+    }
+    bool hpccFraming = rules.framing == Framing::Hpcc;
+    bool pointQueue = !rules.hpccMeanQueue;
+    bool referenceEcmp = rules.ecmp == EcmpHashing::HpccReference;
+    if (!pick("framing", o.framing, "rocev2", "hpcc", hpccFraming, error) ||
+        !pick("hpcc-queue", o.hpccQueue, "mean", "point", pointQueue, error) ||
+        !pick("flow-starts", o.flowStarts, "exact", "reference", rules.referenceFlowStarts, error) ||
+        !pick("ecmp", o.ecmp, "ours", "hpcc", referenceEcmp, error)) {
+        return false;
+    }
+    rules.framing = hpccFraming ? Framing::Hpcc : Framing::RoceV2;
+    rules.hpccMeanQueue = !pointQueue;
+    rules.ecmp = referenceEcmp ? EcmpHashing::HpccReference : EcmpHashing::Ours;
+    return true;
+}
+
+std::string describeModelRules(const ModelRules& r) {
+    return std::string("framing ") + (r.framing == Framing::Hpcc ? "hpcc" : "rocev2") + ", HPCC queue " +
+           (r.hpccMeanQueue ? "mean" : "point") + ", flow starts " +
+           (r.referenceFlowStarts ? "reference" : "exact") + ", ECMP " +
+           (r.ecmp == EcmpHashing::HpccReference ? "hpcc" : "ours");
+}
+
+}  // namespace mlnet::roce

@@ -1,0 +1,49 @@
+// Where our model departs on purpose from the HPCC reference simulator, as one set of switches: each rule can
+// be set on its own, and --compat=hpcc selects the reference's side of all of them at once (docs/fidelity.md
+// lists every rule with its measured effect). The defaults are ours: real RoCEv2 frames, HPCC's interval-mean
+// queue, flow starts read exactly.
+#ifndef MLNET_ROCE_MODEL_RULES_H
+#define MLNET_ROCE_MODEL_RULES_H
+
+#include <string>
+
+#include "ns3/command-line.h"
+
+#include "frame-charges.h"
+#include "network/routing.h"
+
+namespace mlnet::roce {
+
+struct FabricSettings;
+
+struct ModelRules {
+    Framing framing = Framing::RoceV2;  // --framing=rocev2|hpcc: what frames are charged (frame-charges.h)
+    bool hpccMeanQueue = true;  // --hpcc-queue=mean|point: HPCC's queue term (cc::HpccParams::meanQueue)
+    // --flow-starts=exact|reference: flow-file start seconds read exactly (rounded to the ns), or as the
+    // reference reads them: through a double, truncated to the ns (2.000017887 s starts at 2000017886 ns).
+    bool referenceFlowStarts = false;
+    // --ecmp=ours|hpcc: how switches pick among equal-cost ports and how source ports are numbered
+    // (network/routing.h EcmpHashing; the reference numbers source ports per (source, destination) pair).
+    EcmpHashing ecmp = EcmpHashing::Ours;
+
+    static ModelRules HpccCompatible();
+    // The rules the fabric applies: framing and ECMP. (The HPCC queue term goes to selectCongestionControl,
+    // the flow starts to loadFlowFile.)
+    void ApplyTo(FabricSettings& settings) const;
+};
+
+// The tools' options for the rules (--compat, --framing, --hpcc-queue, --flow-starts, --ecmp). `compat` ("",
+// "none" or "hpcc") is applied first, then each rule given on its own ("" leaves it). Returns false with a
+// usage message naming the option and its values.
+struct ModelRuleOptions {
+    std::string compat, framing, hpccQueue, flowStarts, ecmp;
+};
+bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, std::string& error);
+// Registers --compat, --framing, --hpcc-queue, --flow-starts and --ecmp.
+void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& options);
+// One line naming every rule's choice, for the tools' output.
+std::string describeModelRules(const ModelRules& rules);
+
+}  // namespace mlnet::roce
+
+#endif

@@ -1,0 +1,59 @@
+// What each kind of frame costs on the wire: the bytes a link is busy for and a buffer holds. Two framings:
+//   RoceV2 (default): the real frames of wire-format.h, plus preamble/SFD and inter-frame gap per frame.
+//   Hpcc: the packet sizes of the HPCC reference simulator, so its published runs can be reproduced frame for
+//     frame: data = payload + 36 B (PPP 2, IPv4 20, UDP 8, sequence/priority 6) + its INT block, ACK/NACK =
+//     PPP 2 + IPv4 20 + 12 B + INT block padded to 48 B, PFC = PPP 2 + IPv4 20 + 9 B, no preamble and no gap.
+//     The INT block is fixed per algorithm whatever the route: 42 B for HPCC (five hop slots and a count),
+//     8 B for TIMELY (a timestamp), none otherwise.
+// Captures are real RoCEv2 frames in both framings (pcap-writer.h): the framing changes what is charged, not
+// what a capture shows.
+#ifndef MLNET_ROCE_FRAME_CHARGES_H
+#define MLNET_ROCE_FRAME_CHARGES_H
+
+#include <algorithm>
+#include <cstdint>
+
+#include "wire-format.h"
+
+namespace mlnet::roce {
+
+enum class Framing : uint8_t { RoceV2, Hpcc };
+
+struct FrameCharges {
+    Framing framing = Framing::RoceV2;
+    uint32_t hpccIntBlockBytes = 0;  // Hpcc framing: the reference's INT block for the algorithm (42, 8 or 0)
+
+    static constexpr uint32_t kHpccDataHeaderBytes = 2 + 20 + 8 + 6;
+    static constexpr uint32_t kHpccAckHeaderBytes = 2 + 20 + 12;
+    static constexpr uint32_t kHpccMinAckBytes =
+        48;  // the reference pads ACKs as if to a 60-byte Ethernet frame
+    static constexpr uint32_t kHpccPauseBytes = 2 + 20 + 9;
+    // The reference's ideal ("standalone") FCT counts a 14-byte Ethernet header where its packets carry
+    // PPP's 2.
+    static constexpr uint32_t kHpccIdealHeaderBytes = 14 + 20 + 8 + 6;
+    static constexpr uint32_t kHpccIntBlockBytes = 42;   // HPCC: five 8-byte hop slots and a 16-bit count
+    static constexpr uint32_t kTimelyIntBlockBytes = 8;  // TIMELY: one 64-bit timestamp
+
+    // A data frame with payloadBytes; withInt: it carries our INT extension (RoceV2 charges its 4-byte
+    // header).
+    constexpr uint32_t Data(uint32_t payloadBytes, bool withInt) const {
+        return framing == Framing::Hpcc ? payloadBytes + kHpccDataHeaderBytes + hpccIntBlockBytes
+                                        : dataFrameBytes(payloadBytes, withInt ? intBytes(0) : 0);
+    }
+    // An ACK or NAK echoing intHops INT records (withInt: the NIC runs INT).
+    constexpr uint32_t Ack(uint32_t intHops, bool withInt) const {
+        return framing == Framing::Hpcc ? std::max(kHpccMinAckBytes, kHpccAckHeaderBytes + hpccIntBlockBytes)
+                                        : ackFrameBytes(withInt ? intBytes(intHops) : 0);
+    }
+    // The reference has no CNP frame (it echoes ECN on ACKs); a CNP is charged as an ACK there.
+    constexpr uint32_t Cnp() const { return framing == Framing::Hpcc ? Ack(0, false) : cnpFrameBytes(); }
+    constexpr uint32_t Pause() const {
+        return framing == Framing::Hpcc ? kHpccPauseBytes : pauseFrameBytes();
+    }
+    // Bytes charged per frame on top of its size: preamble/SFD and inter-frame gap (none in the reference).
+    constexpr uint32_t OverheadBytes() const { return framing == Framing::Hpcc ? 0 : kWireOverheadBytes; }
+};
+
+}  // namespace mlnet::roce
+
+#endif
