@@ -1,0 +1,478 @@
+#!/usr/bin/python3
+"""Tests of scripts/sweep with a tiny fake command instead of the simulator (a few seconds, no build needed).
+
+Usage: python3 tests/scripts/test-sweep.py [-v]     (exit status 0 when every test passes)
+
+Covers: grid expansion order, result extraction (JSON keys, table statistics, where, skip, regex), resume skipping
+finished points (executions counted), failed points recorded with exit code and stderr tail and kept until
+--retry-failed, timeouts, SIGINT and SIGKILL half-way then resumed giving the identical CSV, --run-point and
+--collect, malformed specs, and --slurm --dry-run (array range, per-point command). The YAML test is skipped when
+python3-yaml is missing.
+"""
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SWEEP = os.path.join(ROOT, "scripts", "sweep")
+VERBOSE = "-v" in sys.argv
+
+# The fake point: appends its name to runs.log beside the spec (to count executions), sleeps SLEEP seconds, writes
+# result.json, a whitespace table and a line on stdout; fails with exit status 3 when a is "bad".
+FAKE = r'''
+import json, os, sys, time
+a, b, log = sys.argv[1], sys.argv[2], sys.argv[3]
+with open(log, "a") as f:
+    f.write("%s,%s\n" % (a, b))
+time.sleep(float(os.environ.get("SLEEP", "0")))
+if a == "bad":
+    sys.stderr.write("fake: cannot handle a=bad\nfake: giving up\n")
+    sys.exit(3)
+value = len(a) * 10 + int(b)
+with open("result.json", "w") as f:
+    json.dump({"value": value, "nested": {"list": [value, value + 1]}, "flag": True}, f)
+with open("table.txt", "w") as f:
+    f.write("id size kind\n")
+    f.write("# a comment, not a row\n")
+    for i in range(1, 11):
+        f.write("%d %d %s\n" % (i, i * int(b), "even" if i % 2 == 0 else "odd"))
+print("fake finished, %d cycles" % value)
+print("fake finished, %d cycles" % (value + 5))
+'''
+
+
+def spec_dict(**overrides):
+    spec = {
+        "command": ["{python}", "{spec_dir}/fake.py", "{a}", "{b}", "{spec_dir}/runs.log"],
+        "axes": {"a": ["x", "yy"], "b": [1, 2, 3]},
+        "collect": {
+            "value": {"file": "result.json", "key": "value"},
+            "second": {"file": "result.json", "key": "nested.list.1"},
+            "flag": {"file": "result.json", "key": "flag"},
+            "rows": {"file": "table.txt", "stat": "count", "skip": 1},
+            "size_p50": {"file": "table.txt", "column": 2, "stat": "p50", "skip": 1},
+            "size_p90": {"file": "table.txt", "column": 2, "stat": "p90", "skip": 1},
+            "size_median": {"file": "table.txt", "column": 2, "stat": "median", "skip": 1},
+            "size_mean": {"file": "table.txt", "column": 2, "stat": "mean", "skip": 1},
+            "even_sum": {"file": "table.txt", "column": 2, "stat": "sum", "skip": 1, "where": {"3": "even"}},
+            "first_cycles": {"file": "stdout.txt", "regex": r"finished, (\d+) cycles"},
+            "max_cycles": {"file": "stdout.txt", "regex": r"finished, (\d+) cycles", "stat": "max"},
+        },
+    }
+    spec.update(overrides)
+    return spec
+
+
+class Sandbox:
+    """A temporary folder with the fake command, a spec and an output folder."""
+
+    def __init__(self, spec, name="grid.json"):
+        self.dir = tempfile.mkdtemp(prefix="test-sweep-")
+        with open(os.path.join(self.dir, "fake.py"), "w") as f:
+            f.write(FAKE)
+        self.spec = os.path.join(self.dir, name)
+        with open(self.spec, "w") as f:
+            f.write(spec if isinstance(spec, str) else json.dumps(spec, indent=1))
+        self.out = os.path.join(self.dir, "out")
+
+    def sweep(self, *args, env=None, check=None):
+        result = subprocess.run([sys.executable, SWEEP, self.spec, "--out", self.out] + list(args),
+                                capture_output=True, text=True, env=dict(os.environ, **(env or {})), timeout=120)
+        if VERBOSE:
+            sys.stderr.write(result.stderr)
+        if check is not None and result.returncode != check:
+            raise AssertionError("sweep %s exited %d, expected %d\nstdout:\n%s\nstderr:\n%s" % (
+                " ".join(args), result.returncode, check, result.stdout, result.stderr))
+        return result
+
+    def start(self, *args, env=None):
+        return subprocess.Popen([sys.executable, SWEEP, self.spec, "--out", self.out] + list(args),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=dict(os.environ, **(env or {})))
+
+    def runs(self):
+        try:
+            with open(os.path.join(self.dir, "runs.log")) as f:
+                return f.read().splitlines()
+        except FileNotFoundError:
+            return []
+
+    def csv(self):
+        with open(os.path.join(self.out, "results.csv"), newline="") as f:
+            return list(csv.DictReader(f))
+
+    def csv_text(self):
+        with open(os.path.join(self.out, "results.csv"), newline="") as f:
+            return f.read()
+
+    def status(self, name):
+        with open(os.path.join(self.out, name, "status.json")) as f:
+            return json.load(f)
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def equal(actual, expected, what=""):
+    if actual != expected:
+        raise AssertionError("%s: expected %r, found %r" % (what or "value", expected, actual))
+
+
+def contains(text, part, what="output"):
+    if part not in text:
+        raise AssertionError("%s does not contain %r:\n%s" % (what, part, text))
+
+
+def wait_for_runs(box, count, limit=30.0):
+    deadline = time.monotonic() + limit
+    while len(box.runs()) < count:
+        if time.monotonic() > deadline:
+            raise AssertionError("only %d of %d points started in %.0f s" % (len(box.runs()), count, limit))
+        time.sleep(0.02)
+
+
+def leftovers(out):
+    """Half-written files and folders of unfinished points."""
+    found = []
+    for name in os.listdir(out):
+        path = os.path.join(out, name)
+        if ".tmp." in name or name.endswith(".part"):
+            found.append(path)
+        if os.path.isdir(path) and not name.startswith(".") and name != "slurm":
+            if not os.path.exists(os.path.join(path, "status.json")):
+                found.append(path + "/ (no status.json)")
+            found += [os.path.join(path, n) for n in os.listdir(path) if ".tmp." in n or n.endswith(".part")]
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------- tests
+
+def test_grid_order_and_results():
+    box = Sandbox(spec_dict(axes={"a": ["x", "yy"], "pair": [{"b": 1, "c": "one"}, {"b": 3, "c": "three"}],
+                                  "d": [True, 0.5]},
+                            command=["{python}", "{spec_dir}/fake.py", "{a}", "{b}", "{spec_dir}/runs.log", "{c}",
+                                     "{d}"]))
+    try:
+        dry = box.sweep("--dry-run", check=0).stdout.splitlines()
+        names = [line.split(":")[0] for line in dry]
+        equal(names, ["0 a=x,b=1,c=one,d=true", "1 a=x,b=1,c=one,d=0.5", "2 a=x,b=3,c=three,d=true",
+                      "3 a=x,b=3,c=three,d=0.5", "4 a=yy,b=1,c=one,d=true", "5 a=yy,b=1,c=one,d=0.5",
+                      "6 a=yy,b=3,c=three,d=true", "7 a=yy,b=3,c=three,d=0.5"], "grid order (first axis slowest)")
+        box.sweep("-j", "3", check=0)
+        rows = box.csv()
+        equal([(r["a"], r["b"], r["c"], r["d"]) for r in rows],
+              [(a, b, c, d) for a in ("x", "yy") for b, c in (("1", "one"), ("3", "three")) for d in ("true", "0.5")],
+              "CSV rows in grid order")
+        with open(os.path.join(box.out, "results.csv")) as f:
+            header = f.readline().strip().split(",")
+        equal(header, ["a", "b", "c", "d", "value", "second", "flag", "rows", "size_p50", "size_p90",
+                       "size_median", "size_mean", "even_sum", "first_cycles", "max_cycles", "status", "exit_code",
+                       "error"], "CSV header")
+        row = rows[2]  # a=x, b=3: value 13, sizes 3, 6, ..., 30
+        expected = {"value": "13", "second": "14", "flag": "true", "rows": "10", "size_p50": "15",
+                    "size_p90": "27", "size_median": "16.5", "size_mean": "16.5", "even_sum": "90",
+                    "first_cycles": "13", "max_cycles": "18", "status": "done", "exit_code": "0", "error": ""}
+        for key, value in expected.items():
+            equal(row[key], value, "results.csv %s" % key)
+        equal(len(box.runs()), 8, "executions")
+        point = os.path.join(box.out, "a=x,b=3,c=three,d=true")
+        for name in ("point.json", "status.json", "stdout.txt", "stderr.txt", "result.json", "table.txt"):
+            if not os.path.isfile(os.path.join(point, name)):
+                raise AssertionError("%s missing in the point folder" % name)
+        equal(leftovers(box.out), [], "leftovers")
+    finally:
+        box.close()
+
+
+def test_resume_skips_finished_points():
+    box = Sandbox(spec_dict())
+    try:
+        box.sweep("-j", "2", check=0)
+        equal(len(box.runs()), 6, "executions of the first run")
+        first = box.csv_text()
+        box.sweep("-j", "2", check=0)
+        equal(len(box.runs()), 6, "executions after a rerun of a finished sweep")
+        equal(box.csv_text(), first, "results.csv after the rerun")
+        shutil.rmtree(os.path.join(box.out, "a=yy,b=2"))
+        os.remove(os.path.join(box.out, "a=x,b=3", "status.json"))  # as if killed before it finished
+        with open(os.path.join(box.out, "a=x,b=3", "stale.txt"), "w") as f:
+            f.write("from the unfinished attempt\n")
+        box.sweep(check=0)
+        equal(sorted(box.runs()[6:]), ["x,3", "yy,2"], "points run again")
+        equal(os.path.exists(os.path.join(box.out, "a=x,b=3", "stale.txt")), False,
+              "files of an unfinished attempt are removed before a point runs again")
+        equal(box.csv_text(), first, "results.csv after the partial rerun")
+        # Extending an axis runs only the new points; the CSV keeps grid order.
+        with open(box.spec, "w") as f:
+            json.dump(spec_dict(axes={"a": ["x", "yy"], "b": [1, 2, 3, 4]}), f)
+        box.sweep(check=0)
+        equal(sorted(box.runs()[8:]), ["x,4", "yy,4"], "points of the extended axis")
+        equal([(r["a"], r["b"]) for r in box.csv()], [(a, str(b)) for a in ("x", "yy") for b in range(1, 5)],
+              "rows of the extended grid")
+    finally:
+        box.close()
+
+
+def test_failed_point_is_recorded_and_kept():
+    box = Sandbox(spec_dict(axes={"a": ["x", "bad"], "b": [1, 2]}))
+    try:
+        result = box.sweep("-j", "2", check=1)
+        contains(result.stderr, "FAILED a=bad,b=1", "sweep's stderr")
+        status = box.status("a=bad,b=1")
+        equal(status["state"], "failed", "state")
+        equal(status["exit_code"], 3, "exit_code in status.json")
+        contains(status["stderr_tail"], "fake: cannot handle a=bad", "stderr_tail")
+        rows = {(r["a"], r["b"]): r for r in box.csv()}
+        equal(rows[("bad", "1")]["status"], "failed", "CSV status")
+        equal(rows[("bad", "1")]["exit_code"], "3", "CSV exit_code")
+        contains(rows[("bad", "1")]["error"], "exit status 3: fake: cannot handle a=bad | fake: giving up", "error")
+        equal(rows[("bad", "1")]["value"], "", "result of a failed point")
+        equal(rows[("x", "1")]["status"], "done", "a good point's status")
+        equal(len(box.runs()), 4, "executions")
+        result = box.sweep(check=1)
+        equal(len(box.runs()), 4, "executions after a rerun without --retry-failed")
+        contains(result.stderr, "2 failed point(s) kept", "rerun's stderr")
+        box.sweep("--retry-failed", check=1)
+        equal(sorted(box.runs()[4:]), ["bad,1", "bad,2"], "points run again by --retry-failed")
+    finally:
+        box.close()
+
+
+def test_missing_result_and_timeout_fail_the_point():
+    spec = spec_dict(axes={"a": ["x"], "b": [1]}, timeout=1)
+    spec["collect"]["missing"] = {"file": "result.json", "key": "nested.nothing"}
+    box = Sandbox(spec)
+    try:
+        box.sweep(check=1)
+        row = box.csv()[0]
+        equal(row["status"], "failed", "status with a missing key")
+        equal(row["exit_code"], "0", "exit code with a missing key")
+        contains(row["error"], "result missing: result.json: no 'nothing' in nested", "error")
+        started = time.monotonic()
+        box.sweep("--retry-failed", env={"SLEEP": "30"}, check=1)
+        if time.monotonic() - started > 20:
+            raise AssertionError("the timeout did not stop the point")
+        row = box.csv()[0]
+        contains(row["error"], "timed out after 1 s", "error of a timed-out point")
+    finally:
+        box.close()
+
+
+def interrupted_then_resumed(signum):
+    reference = Sandbox(spec_dict(axes={"a": ["x", "yy"], "b": [1, 2, 3, 4]}))
+    box = Sandbox(spec_dict(axes={"a": ["x", "yy"], "b": [1, 2, 3, 4]}))
+    try:
+        reference.sweep("-j", "2", check=0)
+        proc = box.start("-j", "2", env={"SLEEP": "0.6"})
+        wait_for_runs(box, 5)  # half way: some points done, two running
+        proc.send_signal(signum)
+        code = proc.wait(timeout=60)
+        if signum == signal.SIGINT:
+            equal(code, 130, "exit status after SIGINT")
+            equal(leftovers(box.out), [], "leftovers after SIGINT")
+            equal(sum(r["status"] == "pending" for r in box.csv()) > 0, True, "pending rows after SIGINT")
+        else:
+            equal(code, -signal.SIGKILL, "exit status after SIGKILL")
+        started_before = len(box.runs())
+        box.sweep("-j", "2", env={"SLEEP": "0.6"}, check=0)
+        equal(box.csv_text(), reference.csv_text(), "results.csv of the resumed run vs an uninterrupted one")
+        equal(leftovers(box.out), [], "leftovers after the resumed run")
+        done_before = 8 - (len(box.runs()) - started_before)
+        if done_before < 3:
+            raise AssertionError("the resumed run reran finished points (%d runs in all)" % len(box.runs()))
+    finally:
+        reference.close()
+        box.close()
+
+
+def test_sigint_then_resume_gives_identical_csv():
+    interrupted_then_resumed(signal.SIGINT)
+
+
+def test_sigkill_then_resume_gives_identical_csv():
+    interrupted_then_resumed(signal.SIGKILL)
+
+
+def test_run_point_and_collect():
+    box = Sandbox(spec_dict())
+    try:
+        box.sweep("--run-point", "4", check=0)
+        equal(box.runs(), ["yy,2"], "the one point run")
+        box.sweep("--run-point", "4", check=0)
+        equal(box.runs(), ["yy,2"], "a done point is not run again")
+        box.sweep("--collect", check=1)  # pending points: incomplete
+        rows = box.csv()
+        equal([r["status"] for r in rows], ["pending"] * 4 + ["done", "pending"], "statuses")
+        equal(rows[4]["value"], "22", "the point's result")
+        box.sweep(check=0)
+        equal(len(box.runs()), 6, "executions after the local run")
+        local = box.csv_text()
+        box.sweep("--collect", check=0)
+        equal(box.csv_text(), local, "--collect after the local run")
+        box.sweep("--collect", "--timing", check=0)
+        row = box.csv()[0]
+        if not row["host"] or float(row["wall_s"]) <= 0:
+            raise AssertionError("timing columns empty: %r" % row)
+        result = box.sweep("--run-point", "9", check=2)
+        contains(result.stderr, "the grid has points 0 to 5", "error")
+        result = box.sweep("--run-point", "1", "--spec-hash", "0123456789abcdef", check=2)
+        contains(result.stderr, "changed since the job array was submitted", "error")
+    finally:
+        box.close()
+
+
+def test_changed_command_is_refused():
+    box = Sandbox(spec_dict(axes={"a": ["x"], "b": [1]}))
+    try:
+        box.sweep(check=0)
+        spec = spec_dict(axes={"a": ["x"], "b": [1]})
+        spec["command"] = spec["command"] + ["extra"]
+        with open(box.spec, "w") as f:
+            json.dump(spec, f)
+        result = box.sweep(check=2)
+        contains(result.stderr, "was run with another command", "error")
+    finally:
+        box.close()
+
+
+def test_shell_command_and_vars():
+    spec = {"command": "{python} {script} {a} {b} {log} > shell-out.txt && echo 'spaced {{braces}}' >> shell-out.txt",
+            "axes": {"a": ["with space", "plain"], "b": [7]},
+            "vars": {"script": "{spec_dir}/fake.py", "log": "{spec_dir}/runs.log"},
+            "env": {"SLEEP": "0"},
+            "collect": {"value": {"file": "result.json", "key": "value"},
+                        "lines": {"file": "shell-out.txt", "stat": "count"}}}
+    box = Sandbox(spec)
+    try:
+        box.sweep(check=0)
+        rows = box.csv()
+        equal([(r["a"], r["value"], r["lines"]) for r in rows], [("with space", "107", "3"), ("plain", "57", "3")],
+              "shell command results")
+        names = sorted(n for n in os.listdir(box.out) if n.startswith("a="))
+        equal(len(names), 2, "point folders")
+        if not any(n.startswith("a=with_space,b=7-") for n in names):
+            raise AssertionError("a value with a space should give a sanitised name with a hash: %r" % names)
+        with open(os.path.join(box.out, "a=plain,b=7", "shell-out.txt")) as f:
+            contains(f.read(), "spaced {braces}", "shell-out.txt")
+    finally:
+        box.close()
+
+
+def test_malformed_specs():
+    cases = [
+        ({"command": "echo {a}", "axes": {"a": []}}, "grid.json: axes.a: expected a non-empty list of values"),
+        ({"command": "echo {a} {zz}", "axes": {"a": [1]}}, "command: placeholder {zz} is not defined"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "colect": {}}, "unknown key 'colect' (did you mean 'collect'?)"),
+        ({"command": "echo {a}"}, "'axes' is required"),
+        ({"axes": {"a": [1]}}, "'command' is required"),
+        ({"command": "echo {a}", "axes": {}}, "axes: expected a non-empty mapping"),
+        ({"command": "echo {a}", "axes": {"a": [1, 1]}}, "axes.a: duplicate value 1"),
+        ({"command": "echo {a}", "axes": {"a": [1], "p": [{"a": 2}]}}, "parameter 'a' is already set by axis 'a'"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "collect": {"r": {"file": "f", "column": 2}}},
+         "collect.r: 'stat' is required"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "collect": {"r": {"file": "f", "stat": "p200", "column": 1}}},
+         "collect.r.stat: expected one of count"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "collect": {"r": {"key": "x"}}}, "collect.r: 'file' is required"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "collect": {"a": {"file": "f", "key": "x"}}},
+         "collect.a: column 'a' is already a parameter"),
+        ({"command": "echo {a", "axes": {"a": [1]}}, "command: unmatched '{'"),
+        ({"command": "echo {a}", "axes": {"out": [1]}}, "axes.out: parameter name 'out' is a built-in"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "timeout": 0}, "timeout: expected a number of seconds above 0"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "slurm": {"array": "0-3"}}, "slurm.array: --array is set by"),
+        ({"command": "echo {a}", "axes": {"a": [[1, 2]]}}, "axes.a: expected strings, numbers or booleans"),
+        ('{"command": "echo {a}", "axes": {"a": [1]}, "axes": {"a": [2]}}', "duplicate key 'axes'"),
+        ('{"command": "echo {a}", "axes": {"a": [1]},}', "grid.json:1: invalid JSON"),
+    ]
+    for spec, message in cases:
+        box = Sandbox(spec)
+        try:
+            result = box.sweep("--dry-run")
+            equal(result.returncode, 2, "exit status for %r" % (spec,))
+            contains(result.stderr, message, "error for %r" % (spec,))
+            contains(result.stderr, box.spec, "error for %r" % (spec,))
+        finally:
+            box.close()
+
+
+def test_yaml_spec_with_lines():
+    try:
+        import yaml  # noqa: F401
+    except ImportError:
+        print("  skipped: python3-yaml is not installed")
+        return
+    good = ("command: [\"{python}\", \"{spec_dir}/fake.py\", \"{a}\", \"{b}\", \"{spec_dir}/runs.log\"]\n"
+            "axes:\n  a: [x]\n  b: [1, 2]\n"
+            "collect:\n  value: {file: result.json, key: value}\n")
+    box = Sandbox(good, name="grid.yaml")
+    try:
+        box.sweep(check=0)
+        equal([r["value"] for r in box.csv()], ["11", "12"], "YAML spec results")
+    finally:
+        box.close()
+    bad = "command: \"echo {a}\"\naxes:\n  a: [1]\n  b: []\n"
+    box = Sandbox(bad, name="grid.yaml")
+    try:
+        result = box.sweep("--dry-run", check=2)
+        contains(result.stderr, "grid.yaml:4: axes.b: expected a non-empty list of values", "YAML error")
+    finally:
+        box.close()
+    box = Sandbox("command: x\naxes:\n  a: [1]\n  a: [2]\n", name="grid.yaml")
+    try:
+        contains(box.sweep("--dry-run", check=2).stderr, "grid.yaml:4: duplicate key 'a'", "YAML error")
+    finally:
+        box.close()
+
+
+def test_slurm_dry_run():
+    spec = spec_dict(axes={"a": ["x", "bad"], "b": [1, 2, 3]}, slurm={"time": "00:05:00", "partition": "debug"})
+    box = Sandbox(spec)
+    try:
+        out = box.sweep("--slurm", "--dry-run", check=0).stdout
+        contains(out, "#SBATCH --array=0-5\n", "batch script")
+        contains(out, "#SBATCH --time=00:05:00", "batch script")
+        contains(out, "#SBATCH --partition=debug", "batch script")
+        contains(out, "#SBATCH --output=%s/slurm/%%A_%%a.out" % box.out, "batch script")
+        contains(out, "--run-point \"$SLURM_ARRAY_TASK_ID\"", "batch script")
+        contains(out, "--out %s" % box.out, "batch script")
+        contains(out, "#   4 a=bad,b=2: %s %s/fake.py bad 2 %s/runs.log" % (sys.executable, box.dir, box.dir),
+                 "per-point commands")
+        contains(out, "--collect", "collecting job")
+        equal(box.runs(), [], "executions by a dry run")
+        equal(os.path.exists(os.path.join(box.out, "slurm", "sweep.sbatch")), False, "a dry run writes no script")
+        box.sweep("-j", "2", check=1)  # 0-2 done, 3-5 failed
+        contains(box.sweep("--slurm", "--dry-run", check=1).stderr, "nothing to submit", "every point finished")
+        out = box.sweep("--slurm", "--dry-run", "--retry-failed", "-j", "2", check=0).stdout
+        contains(out, "#SBATCH --array=3-5%2\n", "array of the failed points, 2 at once")
+        shutil.rmtree(os.path.join(box.out, "a=x,b=2"))
+        out = box.sweep("--slurm", "--dry-run", "--retry-failed", check=0).stdout
+        contains(out, "#SBATCH --array=1,3-5\n", "array with a gap")
+    finally:
+        box.close()
+
+
+def main():
+    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
+    passed = failed = 0
+    for name, fn in tests:
+        started = time.monotonic()
+        try:
+            fn()
+        except Exception:
+            failed += 1
+            print("FAIL %s\n%s" % (name, traceback.format_exc()), flush=True)
+        else:
+            passed += 1
+            print("ok   %s (%.1f s)" % (name, time.monotonic() - started), flush=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
