@@ -38,7 +38,7 @@ struct Driver {
 
     void start(uint64_t i) {
         const Message& m = messages[i];
-        net.send(m.src, m.dst, i, m.sizeBytes, makeCallback<&Driver::sent>(this, i));
+        net.send(m.src, m.dst, i, m.sizeBytes, 0, makeCallback<&Driver::sent>(this, i));
     }
     void sent(uint64_t i) { arrivalNs[i] = queue.now(); }
     void received(uint64_t) { ++receivesDone; }

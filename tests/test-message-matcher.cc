@@ -158,7 +158,7 @@ TEST(MessageMatcherThroughNetwork, ReceivePostedBeforeArrivalFiresAfterTheSendHa
     Log log;
     log.queue = &queue;
     net.recv(0, 1, 4, 32768, log.callback(2));
-    net.send(0, 1, 4, 32768, log.callback(1));
+    net.send(0, 1, 4, 32768, 0, log.callback(1));
     queue.run();
     EXPECT_THAT(log.ids, ElementsAre(1u, 2u));
     EXPECT_THAT(log.times, ElementsAre(1110u, 1110u));
@@ -184,7 +184,7 @@ TEST(MessageMatcherThroughNetwork, ReceivePostedAfterArrivalCompletesOnZeroDelay
     Log log;
     log.queue = &queue;
     LateReceiver late{&net, &log};
-    net.send(0, 1, 4, 32768, log.callback(1));
+    net.send(0, 1, 4, 32768, 0, log.callback(1));
     queue.schedule(5000, makeCallback<&LateReceiver::post>(&late));
     queue.run();
     EXPECT_FALSE(late.firedInsideRecv);
@@ -198,7 +198,7 @@ TEST(MessageMatcherThroughNetwork, UnmatchedTrafficIsReported) {
     EventQueue queue;
     CongestionUnawareNetwork net(topology, queue);
     Log log;
-    net.send(0, 1, 4, 1000, Callback{});
+    net.send(0, 1, 4, 1000, 0, Callback{});
     net.recv(0, 1, 5, 1000, log.callback(1));
     queue.run();
     EXPECT_THAT(log.ids, IsEmpty());

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 
+#include "raw-trace.h"
 #include "trace-test-util.h"
 #include "workload/trace-writer.h"
 
@@ -348,6 +349,41 @@ TEST_F(MlnetNs3, BackgroundTrafficSharesTheFabricInItsOwnClass) {
     EXPECT_EQ(busy.summary["network"]["messages"], quiet.summary["network"]["messages"]);
     EXPECT_GT(busy.summary["iteration_time_ns"].get<double>(),
               quiet.summary["iteration_time_ns"].get<double>());
+}
+
+// A collective's comm_priority picks its traffic class ("priority-classes"): the pcap's DSCP (8 x class)
+// shows both classes, each carrying exactly one all-reduce's data.
+TEST_F(MlnetNs3, CommPriorityPicksTheTrafficClass) {
+    TraceSetBuilder traces(4);
+    for (Rank r = 0; r < 4; ++r) {
+        traces.rank(r).addCollective("low", CollectiveType::AllReduce, 1 << 20);
+        const uint64_t high = traces.rank(r).addCollective("high", CollectiveType::AllReduce, 1 << 20);
+        test::attr(traces.rank(r).node(high), "comm_priority")->set_int32_val(1);
+    }
+    traces.write(m_dir + "/prio");
+    const std::string pcap = m_dir + "/prio.pcap";
+    const ToolRun r = ns3(m_dir + "/prio", write("prio.json", R"({"topology": {"builder": "clos", "leaves": 1,
+        "hosts-per-leaf": 4, "spines": 1, "rate": "100Gbps"}, "nic": {"priority-classes": [3, 5]},
+        "outputs": {"timeline": false}})"),
+                          "--pcap=" + pcap);
+    ASSERT_EQ(r.status, 0) << r.err;
+    // pcap: 24-byte file header, then per record a 16-byte header (captured length at +8) and the frame;
+    // IPv4's DSCP/ECN byte is at frame offset 15. Data frames are the long ones.
+    const std::string bytes = readFileBytes(pcap);
+    std::map<int, uint64_t> dataFramesByClass;
+    for (std::size_t at = 24; at + 16 <= bytes.size();) {
+        const uint32_t captured = uint32_t(uint8_t(bytes[at + 8])) | uint32_t(uint8_t(bytes[at + 9])) << 8 |
+                                  uint32_t(uint8_t(bytes[at + 10])) << 16 |
+                                  uint32_t(uint8_t(bytes[at + 11])) << 24;
+        const std::size_t frame = at + 16;
+        if (captured > 100 && frame + 16 <= bytes.size()) {
+            ++dataFramesByClass[uint8_t(bytes[frame + 15]) >> 5];
+        }
+        at = frame + captured;
+    }
+    ASSERT_EQ(dataFramesByClass.size(), 2u) << "classes seen: " << dataFramesByClass.size();
+    EXPECT_GT(dataFramesByClass[3], 0u);
+    EXPECT_EQ(dataFramesByClass[3], dataFramesByClass[5]);  // equal all-reduces, equal data
 }
 
 TEST_F(MlnetNs3, MoreRanksThanHostsIsAnError) {

@@ -5,13 +5,14 @@
 
 namespace mlnet {
 
-void MessageNetwork::send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback sent) {
+void MessageNetwork::send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, uint32_t commPriority,
+                          Callback sent) {
     if (src >= m_numRanks || dst >= m_numRanks) {
         throw std::out_of_range("send " + std::to_string(src) + "->" + std::to_string(dst) +
                                 ": rank beyond " + std::to_string(m_numRanks) + " NPUs");
     }
     uint64_t id;
-    const Message m{src, dst, tag, sizeBytes, sent, kDelivery | kAcknowledgement};
+    const Message m{src, dst, tag, sizeBytes, commPriority, sent, kDelivery | kAcknowledgement};
     if (!m_free.empty()) {
         id = m_free.back();
         m_free.pop_back();

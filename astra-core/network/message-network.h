@@ -18,7 +18,8 @@ class MessageNetwork : public NetworkApi {
 public:
     explicit MessageNetwork(uint32_t numRanks) : m_numRanks(numRanks) {}
 
-    void send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback sent) override;
+    void send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, uint32_t commPriority,
+              Callback sent) override;
     void recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received) override;
     uint32_t numRanks() const override { return m_numRanks; }
 
@@ -44,6 +45,7 @@ protected:
     struct Message {
         Rank src, dst;
         uint64_t tag, sizeBytes;
+        uint32_t commPriority;
         Callback sent;
         uint8_t pending;  // kDelivery | kAcknowledgement still to come
     };

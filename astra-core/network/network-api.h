@@ -21,7 +21,10 @@ public:
     virtual void schedule(TimeNs delayNs, Callback callback) = 0;
     // Moves sizeBytes from src to dst. `sent` fires when the sender may consider the message done
     // (analytical: when it has arrived, as in ASTRA-sim; RoCE: when the last byte is acknowledged).
-    virtual void send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback sent) = 0;
+    // `commPriority`: the trace's comm_priority of the collective (0 for point-to-point sends); the packet
+    // network maps it to a traffic class, the analytical networks ignore it (as ASTRA-sim's do).
+    virtual void send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, uint32_t commPriority,
+                      Callback sent) = 0;
     // Posts a receive; `received` fires once sizeBytes matching (src, dst, tag) have arrived. Matching is
     // byte-counted and FIFO per (src, dst, tag), whether the data arrives before or after the receive is
     // posted.

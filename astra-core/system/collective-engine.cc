@@ -81,7 +81,8 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
     Collective* c = newCollective();
     const auto dims = std::max<std::size_t>(1, m_planner.topology().dimSizes.size());
     m_records.push_back({rank, node.id, type, node.commSizeBytes, node.group, m_network.now(), 0, false,
-                         static_cast<uint32_t>(chunks.size()), std::vector<uint64_t>(dims, 0)});
+                         static_cast<uint32_t>(chunks.size()), std::vector<uint64_t>(dims, 0),
+                         node.priority});
     const uint64_t issued = m_issued++;
     int64_t priority = 0;
     switch (m_config.schedulingPolicy) {

@@ -164,7 +164,7 @@ void TraceExecutor::startNode(Rank rank, NodeIndex index) {
             m_network.schedule(m_memory.accessNs(rank, node.tensorSizeBytes, m_network.now()), done);
             break;
         case NodeType::Send:
-            m_network.send(rank, node.peer, node.tag, node.commSizeBytes, done);
+            m_network.send(rank, node.peer, node.tag, node.commSizeBytes, 0, done);
             break;
         case NodeType::Recv:
             m_network.recv(node.peer, rank, node.tag, node.commSizeBytes, done);

@@ -22,6 +22,8 @@ struct CollectiveRecord {
     bool finished;
     uint32_t chunks;
     std::vector<uint64_t> bytesSentPerDim;
+    uint32_t commPriority =
+        0;  // the node's comm_priority: the traffic class its messages take at packet level
 };
 
 }  // namespace mlnet

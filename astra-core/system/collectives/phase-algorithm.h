@@ -44,7 +44,7 @@ public:
               Callback sent) {
         ++m_messagesSent;
         m_records[record].bytesSentPerDim[dimension] += bytes;
-        m_network.send(self, peer, tag, bytes, sent);
+        m_network.send(self, peer, tag, bytes, m_records[record].commPriority, sent);
     }
 
     TimeNs reductionNs(uint64_t bytes) const {

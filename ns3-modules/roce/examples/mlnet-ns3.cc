@@ -273,7 +273,9 @@ int main(int argc, char** argv) {
                                                       nsToPs(settings.linkDown->timeNs))) {
         diag.error(settings.source + ": LINK_DOWN names nodes that share no cable");
     }
-    RoceNetworkApi api(fabric, traces.numRanks(), settings.trafficClass);
+    RoceNetworkApi api(fabric, traces.numRanks(),
+                       settings.priorityClasses.empty() ? std::vector<uint8_t>{settings.trafficClass}
+                                                        : settings.priorityClasses);
     SimulationOptions simOptions;
     simOptions.executor.overlapCollectives = o.overlap;
     simOptions.queuesPerDimension = o.queuesPerDim;

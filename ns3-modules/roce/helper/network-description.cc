@@ -1,5 +1,6 @@
 #include "network-description.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "astra-ns3-inputs.h"
@@ -106,6 +107,22 @@ void readNic(JsonSection& s, PacketModelSettings& p) {
         s.error("rto", "below 1 us; expected a retransmission timeout of at least 1us");
     }
     p.trafficClass = static_cast<uint8_t>(s.count("traffic-class", p.trafficClass, 1, 7));
+    if (const nlohmann::json* classes = s.value("priority-classes")) {
+        const bool list =
+            classes->is_array() && !classes->empty() && classes->size() <= 64 &&
+            std::all_of(classes->begin(), classes->end(), [](const nlohmann::json& c) {
+                return c.is_number_unsigned() && c.get<uint64_t>() >= 1 && c.get<uint64_t>() <= 7;
+            });
+        if (!list) {
+            s.error("priority-classes",
+                    classes->dump() +
+                        " is not a list of 1 to 64 traffic classes, each 1..7 (class 0 carries ACKs)");
+        } else {
+            for (const nlohmann::json& c : *classes) {
+                p.priorityClasses.push_back(static_cast<uint8_t>(c.get<uint64_t>()));
+            }
+        }
+    }
     p.fabric.globalBaseRtt = s.boolean("global-base-rtt").value_or(p.fabric.globalBaseRtt);
     if (auto connections = s.string("connections")) {
         if (*connections == "per-message") {

@@ -8,7 +8,9 @@
 //                "tiers": {"spine": {"buffer": "64MB", "pfc": true, "ecn": true, "ecn-per-25gbps": {...}}}}
 //     "nic": {"payload": "4KB", "ack-interval": "1B", "ack-chunk": "0B", "ack-priority": 0, "rto": "1ms",
 //             "cnp-interval": "50us", "nack-interval": "500us", "connections": "per-message" | "per-peer",
-//             "traffic-class": 3, "global-base-rtt": true}
+//             "traffic-class": 3, "priority-classes": [3, 5], "global-base-rtt": true}
+//       (a collective's messages travel in priority-classes[comm_priority], the last entry for higher
+//       priorities; without the list every message takes traffic-class)
 //     "congestion-control": {"algorithm": "dcqcn", "preset": "paper", "parameters": {"EWMA_GAIN": ...}}
 //       (parameters are config.txt keys, used with the "config" preset)
 //     "links": {"error-rate": 0}
@@ -49,6 +51,7 @@ struct PacketModelSettings {
     std::string ccPreset = "paper";
     HpccConfig ccParameters;  // the "config" preset's values
     uint8_t trafficClass = 3;
+    std::vector<uint8_t> priorityClasses;  // by comm_priority; empty: every message in trafficClass
     // HPCC-style configurations name their outputs; empty: the output directory's defaults.
     std::string fctPath, pfcPath, queuePath;
     TimePs queueIntervalPs = 1'000'000;  // queue samples at most every 1 us per port

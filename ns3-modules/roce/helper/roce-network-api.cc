@@ -1,13 +1,18 @@
 #include "roce-network-api.h"
 
+#include <algorithm>
+
+#include "ns3/abort.h"
 #include "ns3/simulator.h"
 
 #include "roce-timing.h"
 
 namespace mlnet::roce {
 
-RoceNetworkApi::RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, uint8_t trafficClass)
-    : MessageNetwork(numRanks), m_fabric(fabric), m_trafficClass(trafficClass) {}
+RoceNetworkApi::RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, std::vector<uint8_t> classByPriority)
+    : MessageNetwork(numRanks), m_fabric(fabric), m_classByPriority(std::move(classByPriority)) {
+    NS_ABORT_MSG_IF(m_classByPriority.empty(), "RoceNetworkApi needs at least one traffic class");
+}
 
 TimeNs RoceNetworkApi::now() const {
     return psToNs(nowPs());
@@ -25,8 +30,11 @@ void RoceNetworkApi::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeByte
         ns3::Simulator::ScheduleNow(&RoceNetworkApi::SelfMessage, this, id);
         return;
     }
+    const uint32_t priority = message(id).commPriority;
+    const uint8_t trafficClass =
+        m_classByPriority[std::min<std::size_t>(priority, m_classByPriority.size() - 1)];
     m_fabric.StartMessage(
-        m_nextMessage++, srcHost, dstHost, sizeBytes, m_trafficClass,
+        m_nextMessage++, srcHost, dstHost, sizeBytes, trafficClass,
         [this, id](const FlowCompletion& c) {
             const Message m = message(id);
             ++m_acknowledged;

@@ -7,6 +7,7 @@
 #define MLNET_ROCE_NETWORK_API_H
 
 #include <cstdint>
+#include <vector>
 
 #include "network/message-network.h"
 #include "roce-fabric.h"
@@ -22,8 +23,9 @@ public:
 
 class RoceNetworkApi : public MessageNetwork {
 public:
-    // Ranks 0..numRanks-1 run on hosts spec.hostOfRank(rank); messages travel in `trafficClass`.
-    RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, uint8_t trafficClass);
+    // Ranks 0..numRanks-1 run on hosts spec.hostOfRank(rank). A message of comm_priority p travels in
+    // classByPriority[p] (the last entry for higher priorities); the list must not be empty.
+    RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, std::vector<uint8_t> classByPriority);
 
     TimeNs now() const override;
     void schedule(TimeNs delayNs, Callback callback) override;
@@ -50,7 +52,7 @@ private:
     void Settled();
 
     RoceFabric& m_fabric;
-    uint8_t m_trafficClass;
+    std::vector<uint8_t> m_classByPriority;
     uint64_t m_nextMessage = 0;  // RoCE message ids: unique for the run, unlike the pooled record ids
     uint64_t m_acknowledged = 0;
     uint64_t m_pendingEvents = 0;
