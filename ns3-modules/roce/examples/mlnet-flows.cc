@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
     net.pfcEnabled = pfc;
     net.seed = seed;
     net.pcapPath = pcap;
-    rules.ApplyTo(net);
+    rules.ApplyTo(net, selection.name);
 
     const double cpuStart = processCpuSeconds();
     RoceFabric network(topology, net, diag);

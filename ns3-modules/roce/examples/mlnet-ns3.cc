@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
                "at line rate within their window, with no congestion-control reaction\n";
     }
     applyCongestionControl(settings.fabric, selection);
-    rules.ApplyTo(settings.fabric);
+    rules.ApplyTo(settings.fabric, selection.name);
     settings.fabric.seed = o.seed ? o.seed : settings.seed;
     settings.fabric.pcapPath = o.pcap;
     settings.fabric.switches.queueHistograms = true;

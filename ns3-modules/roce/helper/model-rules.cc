@@ -10,12 +10,14 @@ ModelRules ModelRules::HpccCompatible() {
     r.hpccMeanQueue = false;
     r.referenceFlowStarts = true;
     r.ecmp = EcmpHashing::HpccReference;
+    r.hpccShiftPacing = true;
     return r;
 }
 
-void ModelRules::ApplyTo(FabricSettings& settings) const {
+void ModelRules::ApplyTo(FabricSettings& settings, const std::string& ccName) const {
     settings.nic.frames.framing = framing;
     settings.ecmp = ecmp;
+    settings.nic.shiftPacingOnRateChange = hpccShiftPacing && ccName == "hpcc";  // the reference: HPCC only
 }
 
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
@@ -30,6 +32,9 @@ void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
                  o.flowStarts);
     cmd.AddValue("ecmp", "ours (default) or hpcc (the reference's ECMP hash, next-hop order, source ports)",
                  o.ecmp);
+    cmd.AddValue("hpcc-rate-change",
+                 "keep (default) or shift (the reference: an HPCC rate change moves the pending send time)",
+                 o.hpccRateChange);
 }
 
 namespace {
@@ -60,15 +65,18 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, std::string& 
     bool hpccFraming = rules.framing == Framing::Hpcc;
     bool pointQueue = !rules.hpccMeanQueue;
     bool referenceEcmp = rules.ecmp == EcmpHashing::HpccReference;
+    bool shift = rules.hpccShiftPacing;
     if (!pick("framing", o.framing, "rocev2", "hpcc", hpccFraming, error) ||
         !pick("hpcc-queue", o.hpccQueue, "mean", "point", pointQueue, error) ||
         !pick("flow-starts", o.flowStarts, "exact", "reference", rules.referenceFlowStarts, error) ||
-        !pick("ecmp", o.ecmp, "ours", "hpcc", referenceEcmp, error)) {
+        !pick("ecmp", o.ecmp, "ours", "hpcc", referenceEcmp, error) ||
+        !pick("hpcc-rate-change", o.hpccRateChange, "keep", "shift", shift, error)) {
         return false;
     }
     rules.framing = hpccFraming ? Framing::Hpcc : Framing::RoceV2;
     rules.hpccMeanQueue = !pointQueue;
     rules.ecmp = referenceEcmp ? EcmpHashing::HpccReference : EcmpHashing::Ours;
+    rules.hpccShiftPacing = shift;
     return true;
 }
 
@@ -76,7 +84,8 @@ std::string describeModelRules(const ModelRules& r) {
     return std::string("framing ") + (r.framing == Framing::Hpcc ? "hpcc" : "rocev2") + ", HPCC queue " +
            (r.hpccMeanQueue ? "mean" : "point") + ", flow starts " +
            (r.referenceFlowStarts ? "reference" : "exact") + ", ECMP " +
-           (r.ecmp == EcmpHashing::HpccReference ? "hpcc" : "ours");
+           (r.ecmp == EcmpHashing::HpccReference ? "hpcc" : "ours") + ", HPCC rate change " +
+           (r.hpccShiftPacing ? "shift" : "keep");
 }
 
 }  // namespace mlnet::roce

@@ -25,21 +25,25 @@ struct ModelRules {
     // --ecmp=ours|hpcc: how switches pick among equal-cost ports and how source ports are numbered
     // (network/routing.h EcmpHashing; the reference numbers source ports per (source, destination) pair).
     EcmpHashing ecmp = EcmpHashing::Ours;
+    // --hpcc-rate-change=keep|shift: when HPCC changes a QP's rate, its next send keeps the time the last
+    // frame set (ours), or moves by that frame's serialization at the new rate minus at the old (the
+    // reference's).
+    bool hpccShiftPacing = false;
 
     static ModelRules HpccCompatible();
     // The rules the fabric applies: framing and ECMP. (The HPCC queue term goes to selectCongestionControl,
     // the flow starts to loadFlowFile.)
-    void ApplyTo(FabricSettings& settings) const;
+    void ApplyTo(FabricSettings& settings, const std::string& ccName) const;
 };
 
-// The tools' options for the rules (--compat, --framing, --hpcc-queue, --flow-starts, --ecmp). `compat` ("",
+// The tools' options for the rules (AddModelRuleOptions). `compat` ("",
 // "none" or "hpcc") is applied first, then each rule given on its own ("" leaves it). Returns false with a
 // usage message naming the option and its values.
 struct ModelRuleOptions {
-    std::string compat, framing, hpccQueue, flowStarts, ecmp;
+    std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange;
 };
 bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, std::string& error);
-// Registers --compat, --framing, --hpcc-queue, --flow-starts and --ecmp.
+// Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp and --hpcc-rate-change.
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& options);
 // One line naming every rule's choice, for the tools' output.
 std::string describeModelRules(const ModelRules& rules);

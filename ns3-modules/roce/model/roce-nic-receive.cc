@@ -214,6 +214,9 @@ void RoceNic::OnAck(RocePacket* p) {
     const uint64_t rateBefore = q->cc->rateBps(), windowBefore = q->cc->windowBytes();
     q->cc->onAck(signal);
     m_pool->release(p);
+    if (m_settings.shiftPacingOnRateChange && q->cc->rateBps() != rateBefore && q->lastFrameBytes != 0) {
+        ShiftPacing(*q, rateBefore);
+    }
     if (q->cc->rateBps() != rateBefore || q->cc->windowBytes() != windowBefore) {
         m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
     }
@@ -222,6 +225,19 @@ void RoceNic::OnAck(RocePacket* p) {
     }
     ArmCcTimer(qp);
     Activate(qp);
+}
+
+void RoceNic::ShiftPacing(QueuePair& q, uint64_t rateBefore) {
+    const uint32_t overhead = m_settings.frames.OverheadBytes();
+    const TimePs before = wireTimePs(q.lastFrameBytes, overhead, rateBefore);
+    const TimePs after = wireTimePs(q.lastFrameBytes, overhead, q.cc->rateBps());
+    q.nextAvailPs = after >= before ? q.nextAvailPs + (after - before)
+                                    : q.nextAvailPs - std::min(q.nextAvailPs, before - after);
+    if (q.state == QpState::Pacing) {
+        // Queue it again at the new time (Activate below); the heap entry at the old time is then stale and
+        // only re-activates a QP that is still waiting.
+        q.state = QpState::Idle;
+    }
 }
 
 void RoceNic::OnCnp(RocePacket* p) {

@@ -33,6 +33,9 @@ namespace mlnet::roce {
 struct NicSettings {
     uint32_t mtuPayloadBytes = 1000;  // payload per data packet
     FrameCharges frames;              // what data, ACK and CNP frames are charged (real RoCEv2 by default)
+    // The reference's HPCC: a rate change on an ACK moves the QP's next send time by the last frame's
+    // serialization at the new rate minus at the old (off: the next send keeps the time its last frame set).
+    bool shiftPacingOnRateChange = false;
     uint64_t ackIntervalBytes = 1;  // ACK when this many in-order bytes are unacknowledged (1: every packet)
     uint64_t ackChunkBytes = 0;     // also ACK at every multiple of this offset (0: off)
     TimePs nackIntervalPs = 500'000'000;  // minimum gap between NACKs for the same expected byte
@@ -149,6 +152,7 @@ private:
         std::size_t head = 0, sending = 0;
         // Ring links (Ready state).
         uint32_t prev = 0, next = 0;
+        uint32_t lastFrameBytes = 0;  // of the last data frame sent (shiftPacingOnRateChange)
     };
     struct IncomingMessage {
         uint64_t id;
@@ -188,6 +192,8 @@ private:
     void OnData(RocePacket* p);
     void OnAck(RocePacket* p);
     void OnCnp(RocePacket* p);
+    // shiftPacingOnRateChange: the rate went from rateBefore to the CC's current rate.
+    void ShiftPacing(QueuePair& q, uint64_t rateBefore);
     void SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data);
     RocePacket* BuildData(uint32_t qp);
     // Makes the QP eligible (ring, pacing heap or parked); `kick` asks the device to send, which callers
