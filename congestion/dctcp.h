@@ -54,7 +54,7 @@ DctcpParams dctcpWindow();
 //   or the application) would otherwise grow cwnd without bound and need many RTTs of cuts at the next
 //   congestion.
 //
-// Rate-based mode (the reference, roce-model.md §5.5):
+// Rate-based mode (the HPCC reference simulator's):
 // - Each ACK with ECN echo counts one mark. The first ACK opens a batch of snd_nxt/mtu + 1 packets ending
 //   at snd_nxt, keeping its own mark in the count; an ACK beyond the batch end updates
 //   α = (1 − g)·α + g·min(1, marks/batch packets), resets the count and opens the next batch of

@@ -1,6 +1,5 @@
 // HPCC (Li et al., SIGCOMM 2019) as the HPCC reference simulator runs it (CC_MODE 3): per-ACK reaction to the
 // INT records of every hop, a reference rate committed once per RTT, and a window that follows the rate.
-// See roce-model.md §4 and §5.2.
 #ifndef MLNET_CONGESTION_HPCC_H
 #define MLNET_CONGESTION_HPCC_H
 

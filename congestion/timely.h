@@ -1,5 +1,5 @@
 // TIMELY (Mittal et al., SIGCOMM 2015) as the HPCC reference simulator runs it (CC_MODE 7): a rate controller
-// driven by RTT samples, updated once per RTT. See roce-model.md §5.4.
+// driven by RTT samples, updated once per RTT.
 #ifndef MLNET_CONGESTION_TIMELY_H
 #define MLNET_CONGESTION_TIMELY_H
 

@@ -1,5 +1,6 @@
 // DCQCN fed scripted event sequences. Every expected value is derived here from the algorithm's formulas
-// (roce-model.md §5.1, the DCQCN paper), never read back from the implementation.
+// (the DCQCN paper; the HPCC reference simulator's Mellanox variant), never read back from the
+// implementation.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // DCTCP, window- and rate-based (CC_MODE 8), fed scripted ACKs. Every expected value is derived here from the
-// algorithm's formulas (roce-model.md §5.5, the DCTCP paper), never read back from the implementation.
+// algorithm's formulas (the DCTCP paper; the HPCC reference simulator's rate-based variant), never read back
+// from the implementation.
 #include <gtest/gtest.h>
 
 #include <cmath>

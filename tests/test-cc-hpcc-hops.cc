@@ -1,5 +1,6 @@
 // HPCC over several INT hops (the busiest hop, per-hop line rates, path changes, sampled feedback, per-hop
-// rates), driven by scripted ACKs; every expected value is derived here from roce-model.md §5.2.
+// rates), driven by scripted ACKs; every expected value is derived here from the HPCC paper's rules
+// (Algorithm 1, per-hop variant in the reference simulator's MULTI_RATE mode).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // HPCC's update rules on one hop, driven by scripted ACKs; every expected value is derived here from the
-// published rules (roce-model.md §5.2), written out step by step rather than taken from the implementation.
+// published rules (the HPCC paper's Algorithm 1), written out step by step rather than taken from the
+// implementation.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // TIMELY driven by scripted ACK sequences. Every expected value is derived here from the published update
-// rules (roce-model.md §5.4), written out step by step rather than taken from the implementation.
+// rules (the TIMELY paper and the HPCC reference simulator's RdmaHw::UpdateRateTimely), written out step by
+// step rather than taken from the implementation.
 #include <gtest/gtest.h>
 
 #include <algorithm>

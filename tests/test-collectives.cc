@@ -1,5 +1,6 @@
-// Collective timing against closed forms (astra-sim-model.md §7 and the per-algorithm event chains of
-// ASTRA-sim), and the two documented public ASTRA-sim results.
+// Collective timing against closed forms (the per-algorithm event chains of ASTRA-sim:
+// per step hops x latency + message / bandwidth, endpoint delays, reduction passes), and the two documented
+// public ASTRA-sim results.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -326,7 +327,7 @@ TEST(PhysicalRanges, TimesSaturateAndTheRunSaysSo) {
     }
 }
 
-// The documented public results of ASTRA-sim (astra-sim-model.md §7.1).
+// The documented public results of ASTRA-sim (its regression template and the 8-NPU FullyConnected example).
 TEST(ReferenceResults, RegressionTemplateRing8Is117780) {
     const std::string cfg = kExamples + "/reference_configs/rt_template/";
     if (!std::filesystem::exists(cfg)) {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "util/hpcc-address.h"
+
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -233,9 +235,9 @@ TEST_F(FlowFile, ErrorsAndWarnings) {
 using Writers = Files;
 
 TEST(WriterFormats, FctAndPfcLinesMatchTheReference) {
-    EXPECT_EQ(hpccHostIp(0), 0x0b000001u);
-    EXPECT_EQ(hpccHostIp(1), 0x0b000101u);
-    EXPECT_EQ(hpccHostIp(257), 0x0b010101u);
+    EXPECT_EQ(hpccIpv4(0), 0x0b000001u);
+    EXPECT_EQ(hpccIpv4(1), 0x0b000101u);
+    EXPECT_EQ(hpccIpv4(257), 0x0b010101u);
     EXPECT_EQ(formatFctLine({1, 257, 10000, 100, 4'000'000, 2'000'000'000, 345'678, 331'234}),
               "0b000101 0b010101 10000 100 4000000 2000000000 345678 331234\n");
     EXPECT_EQ(formatFctLine({0, 15, 65535, 200, 5'368'709'120, 2'000'000'001, 1, 0}),

@@ -1,5 +1,6 @@
-// One test per class of malformed input (chakra-et.md §11): each asserts the specific error, where it is
-// reported (file, byte offset or node id, attribute) and that nothing is silently accepted.
+// One test per class of malformed input (framing, records, nodes, graphs, cross-rank): each asserts the
+// specific error, where it is reported (file, byte offset or node id, attribute) and that nothing is silently
+// accepted.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
-// What the reader must accept (chakra-et.md §11.6) and how it decodes it.
+// What the reader must accept (any integer encoding of an attribute, gzip, the 2023 schema and later) and how
+// it decodes it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Policy switches for reading traces (chakra-et.md §11.7). Defaults accept every trace real producers write.
+// Policy switches for reading traces Defaults accept every trace real producers write.
 #ifndef MLNET_WORKLOAD_TRACE_OPTIONS_H
 #define MLNET_WORKLOAD_TRACE_OPTIONS_H
 

@@ -26,7 +26,7 @@ void simAiMonitor(Builder& b, HpccConfig&) {
     }
 }
 
-// Every accepted key, in the order of roce-model.md §6.1.
+// Every accepted key, in the order the reference's scratch/third.cc reads them.
 const KeySpec kKeys[] = {
     // files
     {"TOPOLOGY_FILE", false, [](Builder& b, HpccConfig& c) { b.path(c.topologyFile); }},

@@ -32,8 +32,8 @@ void Builder::apply(const Entry& entry) {
     if (!spec && !ccKey) {
         m_diag.error(
             atLine(m_path, entry.line) + ": unknown key '" + entry.key + "'" + suggestion(entry.key) +
-            "; expected one of the config.txt keys of roce-model.md §6.1, one key and its values per "
-            "line");
+            "; expected a config.txt key of the HPCC reference simulator (mlnet-flows --cc-parameters lists "
+            "the congestion-control ones), one key and its values per line");
         return;
     }
     auto [it, inserted] = m_config.givenKeys.emplace(entry.key, entry.line);

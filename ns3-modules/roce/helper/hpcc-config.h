@@ -1,6 +1,6 @@
-// The experiment configuration of the HPCC-lineage driver (`config.txt` of HPCC's scratch/third.cc,
-// roce-model.md §6.1) as typed values, plus the same keys in JSON. Pure C++ (no ns-3), so the reader is
-// testable on its own and shared by mlnet-flows and the ASTRA-sim bridge.
+// The experiment configuration of the HPCC-lineage driver (`config.txt` of HPCC's scratch/third.cc) as typed
+// values, plus the same keys in JSON. Pure C++ (no ns-3), so the reader is testable on its own and shared by
+// mlnet-flows and the ASTRA-sim bridge.
 //
 // Text format: one `KEY value...` per line in any order; blank lines and lines whose first token starts with
 // '#' are skipped (an extension: the reference has no comments). Unlike the reference, which silently skips
@@ -19,7 +19,8 @@
 // QLEN_MON_FILE/START/END (and SimAI's QLEN_MON_INTERVAL) are kept: they configure our sampled queue monitor.
 //
 // Defaults for absent keys are the reference driver's, except where that default is known to be broken
-// (roce-model.md §5.1, §10); there the RdmaHw attribute default ("attr") is used and the field says so.
+// (a DCQCN rate-increase timer of 0, which never fires; an unbounded NACK interval); there the RdmaHw
+// attribute default ("attr") is used and the field says so.
 #ifndef MLNET_ROCE_HPCC_CONFIG_H
 #define MLNET_ROCE_HPCC_CONFIG_H
 

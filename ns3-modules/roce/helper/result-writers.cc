@@ -1,5 +1,7 @@
 #include "result-writers.h"
 
+#include "util/hpcc-address.h"
+
 #include "util/atomic-file.h"
 #include "util/time.h"
 
@@ -24,15 +26,11 @@ uint64_t saturate(U128 v) {
 
 }  // namespace
 
-uint32_t hpccHostIp(uint32_t nodeId) {
-    return 0x0b000001u + (nodeId / 256) * 0x00010000u + (nodeId % 256) * 0x00000100u;
-}
-
 std::string formatFctLine(const FctRecord& r) {
     char line[192];
     const int n =
         std::snprintf(line, sizeof line, "%08x %08x %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-                      hpccHostIp(r.srcNode), hpccHostIp(r.dstNode), unsigned{r.sport}, unsigned{r.dport},
+                      hpccIpv4(r.srcNode), hpccIpv4(r.dstNode), unsigned{r.sport}, unsigned{r.dport},
                       r.sizeBytes, r.startNs, r.fctNs, r.idealFctNs);
     return std::string(line, static_cast<std::size_t>(n));
 }

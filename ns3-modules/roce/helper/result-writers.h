@@ -1,7 +1,8 @@
-// Outputs of the packet runs in the HPCC formats (roce-model.md §6.4), so the reference's analysis scripts
-// (analysis/fct_analysis.py) read them unchanged, and our queue-sample and rate lines. Every file is streamed
-// while the run goes (nothing kept per record) through an AtomicFile: it appears whole at commit(), and an
-// interrupted run never leaves a truncated file that looks complete.
+// Outputs of the packet runs in the HPCC reference simulator's formats (fct.txt: sip dip sport dport size
+// start_ns fct_ns ideal_fct_ns with hex IPv4 addresses; pfc.txt: time_ns node node_type port pause), so the
+// reference's analysis scripts (analysis/fct_analysis.py) read them unchanged, and our queue-sample and rate
+// lines. Every file is streamed while the run goes (nothing kept per record) through an AtomicFile: it
+// appears whole at commit(), and an interrupted run never leaves a truncated file that looks complete.
 #ifndef MLNET_ROCE_RESULT_WRITERS_H
 #define MLNET_ROCE_RESULT_WRITERS_H
 
@@ -27,11 +28,6 @@ struct PfcRecord {
     uint32_t ifIndex;
     bool pause;  // false: resume
 };
-
-// The reference's host address 11.x.y.1: 0x0b000001 + (id / 256) << 16 + (id % 256) << 8, in 32-bit
-// arithmetic as the reference computes it (ids of 65536 and more do not fit; loadHpccTopologyFile warns about
-// them).
-uint32_t hpccHostIp(uint32_t nodeId);
 
 // "sip dip sport dport size start_ns fct_ns standalone_fct_ns\n" with the addresses as %08x, e.g.
 // "0b000001 0b000101 10000 100 4000000 2000000000 345678 331234\n".

@@ -1,0 +1,299 @@
+#!/usr/bin/python3
+"""Tests of scripts/reproduce and scripts/mlnet_plots.py on small hand-made datasets laid out as scripts/sweep
+writes them (one folder per point of the real scenario specs), so no simulator and no build are needed; the whole
+file runs in seconds.
+
+Usage: tests/scripts/test-reproduce.py [-v] [unittest options]   (exit status 0: every test passed)
+
+Covers: --list, an unknown NAME (exit 1 with a suggestion), a missing binary (exit 2 naming scripts/build), --no-run
+without results (exit 3), the FCT, queue, iteration-time, per-collective and PFC figures rendered from fake runs
+(PNG and PDF written, CSV numbers checked against hand-computed values), an incomplete grid (figure written, the
+absent point reported), and the plotting module's pause timeline, CDF thinning and collective spans."""
+import csv
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import warnings
+
+sys.dont_write_bytecode = True
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPTS = os.path.join(ROOT, "scripts")
+sys.path.insert(0, SCRIPTS)
+import mlnet_plots as mp  # noqa: E402
+
+_loader = importlib.machinery.SourceFileLoader("mlnet_sweep", os.path.join(SCRIPTS, "sweep"))
+sweep = importlib.util.module_from_spec(importlib.util.spec_from_loader("mlnet_sweep", _loader))
+_loader.exec_module(sweep)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run(*args, env=None):
+    with tempfile.TemporaryDirectory(prefix="mpl-") as config:  # matplotlib's cache, off the user's home
+        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "reproduce")] + list(args),
+                              capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, MPLCONFIGDIR=config, **(env or {})))
+
+
+def fct_line(src, dst, size, fct, ideal):
+    return "%08x %08x 10000 100 %d 2000000000 %d %d\n" % (0x0b000001 + src * 0x100, 0x0b000001 + dst * 0x100,
+                                                         size, fct, ideal)
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+class FakeRuns:
+    """The point folders of a real scenario spec, each marked done, filled by the caller."""
+
+    def __init__(self, spec_relpath, root):
+        with warnings.catch_warnings():
+            # sweep's spec reader leaves its file to the garbage collector; not what these tests are about.
+            warnings.simplefilter("ignore", ResourceWarning)
+            self.spec = sweep.Spec(os.path.join(ROOT, spec_relpath))
+        self.dir = os.path.join(root, "runs")
+        self.points = self.spec.points
+
+    def write(self, point, name, text):
+        folder = os.path.join(self.dir, point.name)
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(text)
+
+    def finish(self, point):
+        self.write(point, "status.json", json.dumps({"state": "done", "exit_code": 0, "error": ""}))
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="test-reproduce-")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        self.out = os.path.join(self.dir, "out")
+
+    def assertFigure(self, name):
+        for ext in ("png", "pdf", "csv"):
+            path = os.path.join(self.out, "%s.%s" % (name, ext))
+            self.assertTrue(os.path.getsize(path) > 0, path)
+        with open(os.path.join(self.out, name + ".png"), "rb") as f:
+            self.assertEqual(f.read(8), PNG_MAGIC)
+        with open(os.path.join(self.out, name + ".pdf"), "rb") as f:
+            self.assertEqual(f.read(5), b"%PDF-")
+        self.assertEqual([n for n in os.listdir(self.out) if ".tmp." in n], [])  # no temporaries left
+        return read_csv(os.path.join(self.out, name + ".csv"))
+
+    def reproduce(self, name, runs, *extra):
+        result = run(name, "--no-run", "--runs", runs.dir, "--out", self.out, *extra)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result
+
+
+class CommandLine(Case):
+    def test_list(self):
+        result = run("--list")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for name in ("hpcc-fct-small", "hpcc-fct", "roce-cc-training-small", "roce-cc-training"):
+            self.assertIn("  %s " % name, result.stdout)
+
+    def test_unknown_name(self):
+        result = run("hpcc-fct-smal")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("no figure named 'hpcc-fct-smal'", result.stderr)
+        self.assertIn("did you mean hpcc-fct-small", result.stderr)
+        self.assertEqual(run().returncode, 1)  # no NAME at all
+
+    def test_missing_binary(self):
+        result = run("hpcc-fct-small", "--runs", os.path.join(self.dir, "runs"), "--out", self.out,
+                     env={"BUILD_DIR": os.path.join(self.dir, "no-build")})
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("no-build/bin/mlnet-trafficgen is missing: build the project with scripts/build",
+                      result.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_no_results(self):
+        result = run("roce-cc-training-small", "--no-run", "--runs", os.path.join(self.dir, "empty"), "--out",
+                     self.out)
+        self.assertEqual(result.returncode, 3, result.stderr)
+        self.assertIn("no finished point", result.stderr)
+
+
+class FctFigures(Case):
+    """hpcc-fct-small from fake runs: per CC 40 flows of 1, 2, ..., 40 KB, CC number f (1..4 in axis order) with
+    slowdown f for the odd sizes and 2f for the even ones. 20 bins hold two consecutive sizes each; of two values
+    the nearest-rank p50 is the smaller and the p95 the larger."""
+
+    def make(self, skip=None):
+        runs = FakeRuns("scenarios/hpcc-fct/small.yaml", self.dir)
+        for i, point in enumerate(runs.points):
+            if point.params["cc"] == skip:
+                continue
+            factor = i + 1  # dcqcn 1, dctcp 2, timely 3, hpcc 4 (the spec's axis order)
+            lines = []
+            for k in range(40):
+                slowdown = factor * (1 + (k % 2))  # odd flows of a bin are twice as slow
+                lines.append(fct_line(k % 16, (k + 1) % 16, 1000 * (k + 1), 1000 * slowdown, 1000))
+            runs.write(point, "fct.txt", "".join(lines))
+            runs.write(point, "qlen.txt", "".join("%d 30 1 %d\n" % (2000000000 + j, q * factor)
+                                                  for j, q in enumerate([0, 0, 1000, 2000, 4000])))
+            runs.finish(point)
+        return runs
+
+    def test_slowdown_figure(self):
+        rows = self.assertFigure_after(self.make(), "hpcc-fct-small")
+        self.assertEqual(len(rows), 4 * 20)
+        by_cc = {}
+        for r in rows:
+            by_cc.setdefault(r["cc"], []).append(r)
+        self.assertEqual(sorted(by_cc), ["dcqcn", "dctcp", "hpcc", "timely"])
+        for factor, cc in enumerate(("dcqcn", "dctcp", "timely", "hpcc"), 1):
+            first = by_cc[cc][0]
+            self.assertEqual((first["count"], first["size_max"], first["flows"]), ("2", "2000", "40"))
+            self.assertEqual(float(first["p95"]), 2 * factor)
+            self.assertEqual(float(first["p50"]), factor)
+            self.assertEqual(float(first["mean"]), 1.5 * factor)
+
+    def test_queue_figure(self):
+        rows = self.assertFigure_after(self.make(), "hpcc-queues-small")
+        hpcc = [r for r in rows if r["cc"] == "hpcc"][0]
+        # Samples 0, 0, 4000, 8000, 16000: two of five empty; nearest-rank p50 is the third value.
+        self.assertEqual((hpcc["samples"], hpcc["zero_fraction"], hpcc["p50_bytes"], hpcc["max_bytes"]),
+                         ("5", "0.4", "4000", "16000"))
+
+    def test_incomplete_grid(self):
+        runs = self.make(skip="timely")
+        result = self.reproduce("hpcc-fct-small", runs)
+        self.assertIn("1 of 4 points absent", result.stderr)
+        rows = self.assertFigure("hpcc-fct-small")
+        self.assertEqual(sorted({r["cc"] for r in rows}), ["dcqcn", "dctcp", "hpcc"])
+
+    def test_malformed_result(self):
+        runs = self.make()
+        runs.write(runs.points[0], "fct.txt", "not an fct line\n")
+        result = run("hpcc-fct-small", "--no-run", "--runs", runs.dir, "--out", self.out)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("fct.txt:1: expected 8 fields", result.stderr)
+
+    def assertFigure_after(self, runs, name):
+        self.reproduce(name, runs)
+        return self.assertFigure(name)
+
+
+def summary(iteration_ns, paused_ns=0, collectives=(), background=None):
+    """A summary.json with the keys the training figures read."""
+    tier = {"ports": 8, "max_queue_bytes": 4000, "p99_queue_bytes": 1000}
+    return json.dumps({
+        "completed": True, "iteration_time_ns": iteration_ns, "end_ns": iteration_ns,
+        "ranks": [{"rank": r, "finish_ns": iteration_ns, "exposed_comm_ns": iteration_ns // 10} for r in range(2)],
+        "collectives": list(collectives),
+        "network": {"pause_frames": 2 if paused_ns else 0, "paused_ns": paused_ns, "ecn_marks": 5, "timeouts": 0,
+                    "queues_per_tier": {"leaf": tier, "spine": tier}},
+        "background": background,
+    })
+
+
+def all_reduces(offset_ns):
+    """Two ranks, two all-reduces; rank 1 starts each 100 ns later and ends `offset_ns` later than rank 0."""
+    records = []
+    for k, node in enumerate((5, 7)):
+        start = 1000000 * (k + 1)
+        for rank in range(2):
+            end = start + 500000 + rank * offset_ns
+            records.append({"rank": rank, "node": node, "type": "ALL_REDUCE", "size_bytes": 25000000,
+                            "communicator": 0, "start_ns": start + rank * 100, "end_ns": end,
+                            "duration_ns": end - start - rank * 100})
+    return records
+
+
+class TrainingFigures(Case):
+    CC_ORDER = ("none", "dcqcn", "dctcp", "timely", "hpcc")
+
+    def make(self):
+        runs = FakeRuns("scenarios/roce-cc-training/small.yaml", self.dir)
+        for point in runs.points:
+            p = point.params
+            factor = self.CC_ORDER.index(p["cc"]) + 1
+            base = 20000000 if p["workload"] == "resnet50-dp" else 3000000
+            iteration = base + factor * 1000000 + (2000000 if p["background"] != "none" else 0)
+            paused = 0
+            pfc = ""
+            if p["background"] != "none" and p["cc"] in ("none", "dcqcn"):
+                # Port (40, 1) paused 1 ms with a refresh in between, port (41, 2) from 2 ms to the end.
+                pfc = "1000000 40 1 1 1\n1500000 40 1 1 1\n2000000 40 1 1 0\n2000000 41 1 2 1\n"
+                paused = 1000000 + (iteration - 2000000)
+            background = {"fct_slowdown": {"p50": 1.5, "p95": 4, "p99": 9}} if p["background"] != "none" else None
+            runs.write(point, "summary.json", summary(iteration, paused, all_reduces(1000 * factor), background))
+            runs.write(point, "pfc.txt", pfc)
+            runs.finish(point)
+        return runs
+
+    def test_iteration_figure(self):
+        runs = self.make()
+        self.reproduce("roce-cc-training-small", runs)
+        rows = self.assertFigure("roce-cc-training-small")
+        self.assertEqual(len(rows), 20)
+        row = [r for r in rows if (r["workload"], r["background"], r["cc"]) == ("resnet50-dp", "websearch30",
+                                                                                 "hpcc")][0]
+        self.assertEqual(float(row["iteration_ms"]), 27.0)   # 20 + 5 + 2 ms
+        self.assertAlmostEqual(float(row["vs_pfc_only"]), 27.0 / 23.0, places=5)
+        self.assertEqual(float(row["exposed_comm_ms"]), 2.7)
+        self.assertEqual(float(row["background_fct_p99_slowdown"]), 9)
+        quiet = [r for r in rows if r["background"] == "none"][0]
+        self.assertEqual(quiet["background_fct_p99_slowdown"], "")
+
+    def test_collective_figure(self):
+        runs = self.make()
+        self.reproduce("roce-cc-collectives-small", runs)
+        rows = self.assertFigure("roce-cc-collectives-small")
+        # resnet50-dp only: 2 backgrounds x 5 CCs x 2 collectives.
+        self.assertEqual(len(rows), 20)
+        row = [r for r in rows if r["cc"] == "timely" and r["collective"] == "2"][0]
+        # First start 2 ms, last end 2.5 ms + 4 us (rank 1, factor 4).
+        self.assertAlmostEqual(float(row["span_ms"]), 0.504, places=6)
+        self.assertAlmostEqual(float(row["start_ms"]), 2.0, places=6)
+
+    def test_pause_figure(self):
+        runs = self.make()
+        self.reproduce("roce-cc-pauses-small", runs)
+        rows = self.assertFigure("roce-cc-pauses-small")
+        self.assertEqual([r["cc"] for r in rows], list(self.CC_ORDER))
+        dcqcn = rows[1]
+        # Port 40: 1 ms (the refresh changes nothing); port 41: from 2 ms to the end of the 24 ms step.
+        self.assertEqual((dcqcn["pause_frames"], dcqcn["max_ports_paused"]), ("3", "1"))
+        self.assertAlmostEqual(float(dcqcn["paused_port_ms"]), 1 + 22, places=6)
+        self.assertAlmostEqual(float(dcqcn["summary_paused_ms"]), 1 + 22, places=6)
+        self.assertEqual(float(rows[2]["paused_port_ms"]), 0)
+
+
+class PlotModule(unittest.TestCase):
+    def test_paused_ports(self):
+        events = [(10, 1, 1, 1, 1), (20, 2, 1, 1, 1), (25, 1, 1, 1, 1), (30, 1, 1, 1, 0), (40, 2, 1, 1, 0),
+                  (50, 3, 1, 1, 1)]
+        times, counts, paused = mp.paused_ports(events, 60)
+        self.assertEqual(list(zip(times, counts)), [(0, 0), (10, 1), (20, 2), (30, 1), (40, 0), (50, 1), (60, 1)])
+        self.assertEqual(paused, 20 + 20 + 10)
+
+    def test_ecdf_keeps_jumps(self):
+        values = [0] * 900 + list(range(1, 101))
+        xs, ys = mp.ecdf_points(values, points=10)
+        self.assertEqual((xs[0], ys[0]), (0, 0.9))  # the jump at 0 drawn at its full height
+        self.assertEqual((xs[-1], ys[-1]), (100, 1.0))
+        self.assertEqual(xs, sorted(set(xs)))
+
+    def test_collective_spans(self):
+        spans = mp.collective_spans({"collectives": all_reduces(3000)})
+        self.assertEqual([(s["node"], s["ranks"], s["span_ns"]) for s in spans], [(5, 2, 503000), (7, 2, 503000)])
+
+    def test_bytes_text(self):
+        self.assertEqual([mp.bytes_text(v) for v in (999, 1000, 25000000, 2.5e9)], ["999B", "1KB", "25MB",
+                                                                                   "2.5GB"])
+
+
+if __name__ == "__main__":
+    unittest.main()
