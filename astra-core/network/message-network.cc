@@ -11,16 +11,8 @@ void MessageNetwork::send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, 
         throw std::out_of_range("send " + std::to_string(src) + "->" + std::to_string(dst) +
                                 ": rank beyond " + std::to_string(m_numRanks) + " NPUs");
     }
-    uint64_t id;
-    const Message m{src, dst, tag, sizeBytes, commPriority, sent, kDelivery | kAcknowledgement};
-    if (!m_free.empty()) {
-        id = m_free.back();
-        m_free.pop_back();
-        m_inFlight[id] = m;
-    } else {
-        id = m_inFlight.size();
-        m_inFlight.push_back(m);
-    }
+    const uint64_t id = m_inFlight.acquire();
+    m_inFlight[id] = Message{src, dst, tag, sizeBytes, commPriority, sent, kDelivery | kAcknowledgement};
     ++m_sent;
     m_sentBytes += sizeBytes;
     transmit(id, src, dst, sizeBytes);
@@ -40,7 +32,7 @@ void MessageNetwork::settle(uint64_t id, uint8_t what) {
     Message& m = m_inFlight[id];
     m.pending &= static_cast<uint8_t>(~what);
     if (m.pending == 0) {
-        m_free.push_back(id);
+        m_inFlight.release(id);
     }
 }
 
@@ -68,7 +60,7 @@ void MessageNetwork::acknowledged(uint64_t id) {
 
 void MessageNetwork::arrived(uint64_t id) {
     const Message m = m_inFlight[id];
-    m_free.push_back(id);
+    m_inFlight.release(id);
     ++m_delivered;
     m_deliveredBytes += m.sizeBytes;
     m_arrivalReady.clear();

@@ -11,6 +11,7 @@
 
 #include "network/message-matcher.h"
 #include "network/network-api.h"
+#include "util/pools.h"
 
 namespace mlnet {
 
@@ -29,7 +30,7 @@ public:
     uint64_t messagesSent() const { return m_sent; }
     uint64_t bytesSent() const { return m_sentBytes; }
     // Records alive now (sent and not yet both delivered and acknowledged): the pool never holds more.
-    std::size_t messagesInFlight() const { return m_inFlight.size() - m_free.size(); }
+    std::size_t messagesInFlight() const { return m_inFlight.inUse(); }
     // The most records ever alive at once (the pool's size).
     std::size_t peakRecords() const { return m_inFlight.size(); }
 
@@ -57,8 +58,7 @@ private:
 
     uint32_t m_numRanks;
     MessageMatcher m_matcher;
-    std::vector<Message> m_inFlight;  // pooled: ids are reused through m_free
-    std::vector<uint64_t> m_free;
+    SlotPool<Message, uint64_t> m_inFlight;  // ids are slots, reused
     std::vector<Callback> m_postReady;
     std::vector<Callback> m_arrivalReady;
     uint64_t m_sent = 0, m_sentBytes = 0;

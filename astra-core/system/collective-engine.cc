@@ -128,22 +128,11 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
 }
 
 CollectiveEngine::Collective* CollectiveEngine::newCollective() {
-    if (m_freeCollectives.empty()) {
-        return &m_collectives.emplace_back();
-    }
-    Collective* c = m_freeCollectives.back();
-    m_freeCollectives.pop_back();
-    return c;
+    return &m_collectives.acquire();
 }
 
 CollectiveEngine::Chunk& CollectiveEngine::newChunk(Collective* c, uint64_t chunkSeq, CollectiveTag tag) {
-    Chunk* k;
-    if (m_freeChunks.empty()) {
-        k = &m_chunks.emplace_back();
-    } else {
-        k = m_freeChunks.back();
-        m_freeChunks.pop_back();
-    }
+    Chunk* k = &m_chunks.acquire();
     k->engine = this;
     k->collective = c;
     k->phase = 0;
@@ -155,7 +144,7 @@ Callback CollectiveEngine::finishCollective(Collective* c) {
     Record& r = m_records[c->record];
     r.endNs = m_network.now();
     r.finished = true;
-    m_freeCollectives.push_back(c);
+    m_collectives.release(*c);
     return c->done;
 }
 
@@ -257,7 +246,7 @@ void CollectiveEngine::phaseDone(Chunk& k) {
     }
     admit(rank, oldQueue);
     Collective* c = k.collective;
-    m_freeChunks.push_back(&k);
+    m_chunks.release(k);
     if (--c->chunksLeft == 0) {
         finishCollective(c)();
     }
@@ -281,7 +270,7 @@ void CollectiveEngine::startGraph(Collective* c, const TraceNode& node, const Tr
 void CollectiveEngine::graphDone(Chunk& k) {
     k.algorithmPool->push_back(k.algorithm);
     Collective* c = k.collective;
-    m_freeChunks.push_back(&k);
+    m_chunks.release(k);
     finishCollective(c)();
 }
 

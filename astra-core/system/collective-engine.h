@@ -105,10 +105,8 @@ private:
     std::vector<std::vector<double>> m_themisLoadNs;  // per rank, per dimension
     std::unordered_map<GroupId, uint32_t> m_denseGroup;
     std::unordered_map<uint64_t, uint32_t> m_nextSeq;  // (rank, group) -> collectives issued
-    std::deque<Collective> m_collectives;
-    std::vector<Collective*> m_freeCollectives;
-    std::deque<Chunk> m_chunks;
-    std::vector<Chunk*> m_freeChunks;
+    ObjectPool<Collective> m_collectives;
+    ObjectPool<Chunk> m_chunks;
     std::vector<Record> m_records;
     PhaseHost m_host;
     PhasePool<RingAlgorithm> m_ring;

@@ -16,6 +16,7 @@
 #include "system/collective-plan.h"
 #include "system/collectives/collective-record.h"
 #include "system/collectives/collective-tag.h"
+#include "util/pools.h"
 
 namespace mlnet {
 
@@ -128,22 +129,7 @@ private:
 // steady state allocates nothing. The free list holds base pointers so that the engine can return an object
 // without knowing its kind.
 template <typename Algorithm>
-class PhasePool {
-public:
-    Algorithm& acquire() {
-        if (m_free.empty()) {
-            return m_all.emplace_back();
-        }
-        auto* a = static_cast<Algorithm*>(m_free.back());
-        m_free.pop_back();
-        return *a;
-    }
-    std::vector<PhaseAlgorithm*>& freeList() { return m_free; }
-
-private:
-    std::deque<Algorithm> m_all;
-    std::vector<PhaseAlgorithm*> m_free;
-};
+using PhasePool = ObjectPool<Algorithm, PhaseAlgorithm>;
 
 }  // namespace mlnet
 

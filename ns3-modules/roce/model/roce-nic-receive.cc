@@ -13,14 +13,7 @@ namespace mlnet::roce {
 
 uint32_t RoceNic::OpenReceive(uint64_t connectionId, uint32_t srcHost, uint16_t udpSrcPort,
                               uint16_t flowDstPort) {
-    uint32_t index;
-    if (!m_freeRx.empty()) {
-        index = m_freeRx.back();
-        m_freeRx.pop_back();
-    } else {
-        index = static_cast<uint32_t>(m_rx.size());
-        m_rx.emplace_back();
-    }
+    const uint32_t index = m_rx.acquire();
     RxContext& rx = m_rx[index];
     std::vector<IncomingMessage> keep = std::move(rx.messages);  // keeps its capacity across reuse
     keep.clear();
@@ -78,7 +71,7 @@ void RoceNic::CloseReceive(uint32_t receiveContext) {
     m_rx[receiveContext].active = false;
     m_rx[receiveContext].messages.clear();
     m_rx[receiveContext].head = 0;
-    m_freeRx.push_back(receiveContext);
+    m_rx.release(receiveContext);
 }
 
 void RoceNic::Receive(uint32_t, RocePacket* packet) {

@@ -68,14 +68,7 @@ uint8_t RoceNic::PortTowards(uint32_t dstHost, uint32_t flowKey) const {
 uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32_t dstContext,
                                  uint8_t priority, uint16_t udpSrcPort, uint16_t flowDstPort,
                                  const cc::FlowParams& flow) {
-    uint32_t qp;
-    if (!m_freeQps.empty()) {
-        qp = m_freeQps.back();
-        m_freeQps.pop_back();
-    } else {
-        qp = static_cast<uint32_t>(m_qps.size());
-        m_qps.emplace_back();
-    }
+    const uint32_t qp = m_qps.acquire();
     QueuePair& q = m_qps[qp];
     const TimePs now = nowPs();
     q.flowId = connectionId;
@@ -139,7 +132,7 @@ void RoceNic::FreeQp(uint32_t qp) {
     ++q.generation;
     q.cc.reset();
     --m_activeQps;
-    m_freeQps.push_back(qp);
+    m_qps.release(qp);
 }
 
 void RoceNic::CompleteEmpty(uint32_t qp, uint32_t generation) {

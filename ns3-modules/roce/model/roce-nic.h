@@ -27,6 +27,7 @@
 #include "roce-net-device.h"
 #include "roce-port-owner.h"
 #include "roce-route.h"
+#include "util/pools.h"
 
 namespace mlnet::roce {
 
@@ -230,10 +231,8 @@ private:
     CcFactory m_ccFactory;
     const Routing* m_routing = nullptr;
     const TopologySpec* m_spec = nullptr;  // null: packets carry no route
-    std::vector<QueuePair> m_qps;
-    std::vector<uint32_t> m_freeQps;
-    std::vector<RxContext> m_rx;
-    std::vector<uint32_t> m_freeRx;
+    SlotPool<QueuePair> m_qps;             // a QP's index is carried in packets (srcQp / dstQp)
+    SlotPool<RxContext> m_rx;
     bool m_rtoScanArmed = false;
     uint64_t m_activeQps = 0;
     uint64_t m_deliveredBytes = 0;
