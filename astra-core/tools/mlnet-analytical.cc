@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "network/topology-description.h"
+#include "system/collective-report.h"
 #include "system/simulation.h"
 #include "util/atomic-file.h"
 #include "util/cli-options.h"
@@ -37,19 +38,7 @@ std::string reportJson(const SimulationOutcome& o, const std::string& model) {
              {"nodes_done", rr.nodesDone}});
     }
     j["ranks"] = ranks;
-    nlohmann::ordered_json colls = nlohmann::ordered_json::array();
-    for (const auto& c : o.collectives) {
-        colls.push_back({{"rank", c.rank},
-                         {"node", c.nodeId},
-                         {"type", std::string(toString(c.type))},
-                         {"size_bytes", c.sizeBytes},
-                         {"communicator", c.group},
-                         {"chunks", c.chunks},
-                         {"start_ns", c.startNs},
-                         {"end_ns", c.finished ? nlohmann::ordered_json(c.endNs) : nlohmann::ordered_json()},
-                         {"bytes_sent_per_dim", c.bytesSentPerDim}});
-    }
-    j["collectives"] = colls;
+    j["collectives"] = collectivesJson(o.collectives);
     j["stats"] = {{"events", o.events},
                   {"messages", o.messages},
                   {"bytes_delivered", o.bytesDelivered},

@@ -1,5 +1,7 @@
 #include "training-report.h"
 
+#include "system/collective-report.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -19,23 +21,6 @@ double bottleneckBytesPerNs(const TopologySpec& spec) {
         slowest = std::min(slowest, c.rateBps);
     }
     return static_cast<double>(slowest) / 8e9;
-}
-
-nlohmann::ordered_json collectivesJson(const std::vector<CollectiveEngine::Record>& records) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const auto& c : records) {
-        out.push_back({{"rank", c.rank},
-                       {"node", c.nodeId},
-                       {"type", std::string(toString(c.type))},
-                       {"size_bytes", c.sizeBytes},
-                       {"communicator", c.group},
-                       {"chunks", c.chunks},
-                       {"start_ns", c.startNs},
-                       {"end_ns", c.finished ? nlohmann::ordered_json(c.endNs) : nlohmann::ordered_json()},
-                       {"duration_ns", c.finished ? nlohmann::ordered_json(c.endNs - c.startNs)
-                                                  : nlohmann::ordered_json()}});
-    }
-    return out;
 }
 
 }  // namespace
