@@ -27,6 +27,9 @@ public:
 
     void error(std::string text) { add(Severity::Error, std::move(text)); }
     void warning(std::string text) { add(Severity::Warning, std::move(text)); }
+    // Whether the next error is kept in full (costly details, such as a "did you mean" search, are only worth
+    // computing for a message that will be shown).
+    bool keepsNextError() const { return m_errorCount < m_maxKept; }
 
     bool hasErrors() const { return m_errorCount > 0; }
     std::size_t errorCount() const { return m_errorCount; }

@@ -9,7 +9,8 @@ namespace mlnet {
 
 namespace {
 
-std::size_t editDistance(const std::string& a, const std::string& b) {
+// Levenshtein distance, or `limit` as soon as it cannot be below it (no row entry under the limit).
+std::size_t editDistance(const std::string& a, const std::string& b, std::size_t limit) {
     std::vector<std::size_t> row(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) {
         row[j] = j;
@@ -17,13 +18,18 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
     for (std::size_t i = 1; i <= a.size(); ++i) {
         std::size_t diagonal = row[0];
         row[0] = i;
+        std::size_t rowMin = row[0];
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t above = row[j];
             row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
             diagonal = above;
+            rowMin = std::min(rowMin, row[j]);
+        }
+        if (rowMin >= limit) {
+            return limit;
         }
     }
-    return row[b.size()];
+    return std::min(row[b.size()], limit);
 }
 
 }  // namespace
@@ -37,7 +43,7 @@ std::string nearestKey(const std::string& key, const std::vector<std::string>& k
         if (lengthDifference >= bestDistance) {
             continue;
         }
-        const std::size_t d = editDistance(key, k);
+        const std::size_t d = editDistance(key, k, bestDistance);
         if (d < bestDistance) {
             bestDistance = d;
             best = k;

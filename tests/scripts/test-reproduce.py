@@ -6,9 +6,11 @@ file runs in seconds.
 Usage: tests/scripts/test-reproduce.py [-v] [unittest options]   (exit status 0: every test passed)
 
 Covers: --list, an unknown NAME (exit 1 with a suggestion), a missing binary (exit 2 naming scripts/build), --no-run
-without results (exit 3), the FCT, queue, iteration-time, per-collective and PFC figures rendered from fake runs
-(PNG and PDF written, CSV numbers checked against hand-computed values), an incomplete grid (figure written, the
-absent point reported), and the plotting module's pause timeline, CDF thinning and collective spans."""
+without results (exit 3), a malformed result file (exit 2 naming file and line), every figure family (FCT,
+queue CDF, iteration time, per-collective time, PFC timeline, incast victim, rate traces) rendered from fake runs
+(PNG and PDF written, no temporaries left, CSV numbers checked against hand-computed values), an incomplete grid
+(figure written, the absent point reported), and the plotting module's pause timeline, CDF thinning, collective
+spans and size labels."""
 import csv
 import importlib.machinery
 import importlib.util
@@ -269,6 +271,43 @@ class TrainingFigures(Case):
         self.assertAlmostEqual(float(dcqcn["paused_port_ms"]), 1 + 22, places=6)
         self.assertAlmostEqual(float(dcqcn["summary_paused_ms"]), 1 + 22, places=6)
         self.assertEqual(float(rows[2]["paused_port_ms"]), 0)
+
+
+class IncastFigures(Case):
+    """incast-victim and incast-rates from fake runs: 4 incast flows to host 0 (slowdowns 1..4 times the CC's
+    number f), one victim from host 12 to host 2 with slowdown 1.5 f, and rate changes of two flows."""
+
+    def make(self):
+        runs = FakeRuns("scenarios/incast-victim/sweep.yaml", self.dir)
+        for f, point in enumerate(runs.points, 1):
+            lines = [fct_line(4 + k, 0, 1000000, 100 * (k + 1) * f, 100) for k in range(4)]
+            lines.append(fct_line(12, 2, 5000000, 150 * f, 100))
+            runs.write(point, "fct.txt", "".join(lines))
+            runs.write(point, "pfc.txt", "2000001000 20 1 1 1\n2000002000 20 1 1 0\n" * f)
+            runs.write(point, "report.json", json.dumps({"ecn_marks": 10 * f}))
+            rates = "" if point.params["cc"] == "none" else (
+                "2000000500 4 0 50000000000 0\n2000001500 12 4 25000000000 0\n2000002500 4 0 10000000000 0\n")
+            runs.write(point, "rates.txt", rates)
+            runs.finish(point)
+        return runs
+
+    def test_victim_figure(self):
+        self.reproduce("incast-victim", self.make())
+        rows = self.assertFigure("incast-victim")
+        self.assertEqual([r["cc"] for r in rows], ["none", "dcqcn", "dctcp", "timely", "hpcc"])
+        hpcc = rows[-1]
+        self.assertEqual((hpcc["victim_src"], hpcc["victim_dst"], hpcc["incast_flows"]), ("12", "2", "4"))
+        self.assertEqual((float(hpcc["victim_slowdown"]), float(hpcc["incast_max_slowdown"])), (7.5, 20))
+        self.assertEqual(float(hpcc["incast_median_slowdown"]), 10)  # nearest rank: the 2nd of 5, 10, 15, 20
+        self.assertEqual((hpcc["pause_frames"], hpcc["ecn_marks"]), ("5", "50"))
+
+    def test_rates_figure(self):
+        self.reproduce("incast-rates", self.make())
+        rows = self.assertFigure("incast-rates")
+        dcqcn = [r for r in rows if r["cc"] == "dcqcn"]
+        self.assertEqual([(r["flow"], r["role"], r["rate_changes"], r["last_rate_gbps"]) for r in dcqcn],
+                         [("0", "incast", "2", "10"), ("4", "victim", "1", "25")])
+        self.assertEqual([r for r in rows if r["cc"] == "none"], [])
 
 
 class PlotModule(unittest.TestCase):

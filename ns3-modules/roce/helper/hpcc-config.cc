@@ -31,7 +31,8 @@ void Builder::apply(const Entry& entry) {
     const CcKey* ccKey = spec ? nullptr : findCcKey(entry.key);
     if (!spec && !ccKey) {
         m_diag.error(
-            atLine(m_path, entry.line) + ": unknown key '" + entry.key + "'" + suggestion(entry.key) +
+            atLine(m_path, entry.line) + ": unknown key '" + entry.key + "'" +
+            (m_diag.keepsNextError() ? suggestion(entry.key) : std::string()) +
             "; expected a config.txt key of the HPCC reference simulator (mlnet-flows --cc-parameters lists "
             "the congestion-control ones), one key and its values per line");
         return;
