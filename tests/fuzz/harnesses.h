@@ -8,13 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "astra-ns3-inputs.h"
 #include "flow-file.h"
+#include "flow-size-cdf.h"
 #include "fuzz-input.h"
 #include "hpcc-config.h"
 #include "network/routing.h"
 #include "network/topology-builders.h"
 #include "network/topology-description.h"
 #include "system/system-config.h"
+#include "util/json-text.h"
+#include "workload/comm-groups.h"
 #include "workload/rank-trace-reader.h"
 
 namespace mlnet::fuzz {
@@ -62,6 +66,20 @@ inline void systemConfig(const uint8_t* data, std::size_t size) {
     Diagnostics system, memory;
     parseSystemConfig(text, "system.json", system);
     loadRemoteMemoryConfig(inputFile(data, size, ".json"), memory);
+}
+
+// The smaller inputs: comm-group JSON (for 16 ranks), flow-size CDFs, ASTRA-sim's logical topology JSON and
+// its ns-3 backend's config.json.
+inline void smallInputs(const uint8_t* data, std::size_t size) {
+    Diagnostics groups, cdf, logical, astra;
+    CommGroups(16).loadJson(inputFile(data, size, ".json"), groups);
+    roce::FlowSizeCdf::Load(inputFile(data, size, ".txt"), cdf);
+    roce::loadLogicalTopology(inputFile(data, size, ".json"), logical);
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    nlohmann::json doc;
+    if (parseJsonObject(text, "config.json", "an object", doc, astra) && roce::isAstraNs3JsonConfig(doc)) {
+        roce::hpccConfigFromAstraJson(doc, "config.json", text, astra);
+    }
 }
 
 }  // namespace mlnet::fuzz
