@@ -237,5 +237,61 @@ TEST(Tracegen, ExitStatusAndOutput) {
     EXPECT_EQ(runTracegen("--pattern all-reduce --npus 2 --size 64 --output /proc/mlnet-no-such-dir/x"), 2);
 }
 
+// The DLRM-like and Transformer-like steps (mlnet-tracegen dlrm / hybrid-parallel): their structure, and that
+// the trace checker accepts them and the analytical simulator runs them to the end on their communicators.
+TEST(Tracegen, TrainingStepsValidateAndRun) {
+    if (!fs::exists(std::string(MLNET_BIN_DIR) + "/mlnet-analytical")) {
+        GTEST_SKIP() << "the tools are not built";
+    }
+    const std::string dir = makeTempDir("steps");
+    ASSERT_EQ(
+        runTracegen("--pattern dlrm --npus 4 --size 65536 --dense-size 262144 --compute-us 5 --output " +
+                    dir + "/dlrm"),
+        0);
+    ASSERT_EQ(runTracegen("--pattern hybrid-parallel --npus 8 --tensor-parallel 4 --layers 2 "
+                          "--activation-size 32768 --size 131072 --compute-us 5 --output " +
+                          dir + "/hp"),
+              0);
+    const std::vector<ParsedTrace> dlrm = parseFiles({dir + "/dlrm.0.et", dir + "/dlrm.3.et"});
+    const auto dlrmCounts = countTypes(dlrm[0]);
+    EXPECT_EQ(dlrmCounts.at(ChakraProtoMsg::COMP_NODE), 5);
+    EXPECT_EQ(dlrmCounts.at(ChakraProtoMsg::COMM_COLL_NODE), 3);
+    // Per rank: the groups' METADATA node, 2 forward computes and 4 tensor-parallel all-reduces, 2 backward
+    // computes and 4 tensor-parallel all-reduces, 2 data-parallel all-reduces, the optimizer.
+    const std::vector<ParsedTrace> hybrid = parseFiles({dir + "/hp.0.et", dir + "/hp.5.et"});
+    for (const ParsedTrace& trace : hybrid) {
+        ASSERT_EQ(trace.nodes.size(), 1u + 2 + 4 + 2 + 4 + 2 + 1);
+        const auto counts = countTypes(trace);
+        EXPECT_EQ(counts.at(ChakraProtoMsg::COMM_COLL_NODE), 10);
+    }
+    // Rank 5: tensor-parallel group 2 (ranks 4..7), data-parallel group 1 + 2 + 1 = 4 (ranks 1 and 5).
+    std::map<std::string, int64_t> groupOf;
+    for (const Node& node : hybrid[1].nodes) {
+        if (node.type() == ChakraProtoMsg::COMM_COLL_NODE) {
+            for (const auto& a : node.attr()) {
+                if (a.name() == "pg_name") {
+                    groupOf[node.name()] = std::stoll(a.string_val());
+                }
+            }
+        }
+    }
+    EXPECT_EQ(groupOf.at("tp_allreduce_mlp_bwd_1"), 2);
+    EXPECT_EQ(groupOf.at("dp_allreduce_layer_0"), 4);
+    const std::string system = std::string(MLNET_SOURCE_DIR) + "/scenarios/packet/system.json";
+    for (const auto& [prefix, npus] : {std::pair<std::string, int>{dir + "/dlrm", 4}, {dir + "/hp", 8}}) {
+        EXPECT_EQ(
+            std::system((std::string(MLNET_BIN_DIR) + "/mlnet-check " + prefix + " > /dev/null").c_str()), 0)
+            << prefix;
+        const std::string network = dir + "/net.yml";
+        writeFileBytes(network, "topology: [ Switch ]\nnpus_count: [ " + std::to_string(npus) +
+                                    " ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
+        const std::string run = std::string(MLNET_BIN_DIR) +
+                                "/mlnet-analytical --workload-configuration=" + prefix +
+                                " --system-configuration=" + system + " --network-configuration=" + network +
+                                " > " + dir + "/out.txt 2>&1";
+        EXPECT_EQ(std::system(run.c_str()), 0) << readFileBytes(dir + "/out.txt");
+    }
+}
+
 }  // namespace
 }  // namespace mlnet::test

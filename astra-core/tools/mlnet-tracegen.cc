@@ -84,6 +84,18 @@ const std::map<std::string, Generator>& generators() {
                                                  unsignedOption(vm, "size"), forwardMicros,
                                                  2 * forwardMicros);
          }},
+        {"dlrm",
+         [](const po::variables_map& vm) {
+             return microbench::dlrmStep(countOption(vm, "npus"), unsignedOption(vm, "size"),
+                                         unsignedOption(vm, "dense-size"), unsignedOption(vm, "compute-us"));
+         }},
+        {"hybrid-parallel",
+         [](const po::variables_map& vm) {
+             return microbench::hybridParallelStep(
+                 countOption(vm, "npus"), countOption(vm, "tensor-parallel"), countOption(vm, "layers"),
+                 unsignedOption(vm, "activation-size"), unsignedOption(vm, "size"),
+                 unsignedOption(vm, "compute-us"));
+         }},
     };
     return table;
 }
@@ -100,6 +112,12 @@ const char* kPatternHelp = R"(Patterns (--size is the comm_size of every communi
   data-parallel   one training step: --layers forward computes (--compute-us), backward computes
                   (2x) each followed by an all-reduce of --size gradient bytes, then an
                   optimizer compute (--compute-us)
+  dlrm            one DLRM-like step: bottom-MLP compute, an all-to-all of --size embedding bytes,
+                  top-MLP forward and backward, the gradient all-to-all overlapping the bottom-MLP
+                  backward, an all-reduce of --dense-size MLP gradient bytes, optimizer
+  hybrid-parallel one Transformer-like step: --tensor-parallel consecutive ranks per tensor-parallel
+                  group (two all-reduces of --activation-size bytes per layer forward and backward),
+                  data-parallel all-reduces of --size gradient bytes per layer across the groups
 )";
 
 }  // namespace
@@ -114,10 +132,16 @@ int main(int argc, char** argv) {
         ("npus", po::value<std::string>(), "number of ranks (pipeline: stages)")                            //
         ("size", po::value<std::string>(), "bytes per communication node")                                  //
         ("compute-us", po::value<std::string>()->default_value("100"), "compute duration in microseconds")  //
-        ("layers", po::value<std::string>()->default_value("4"), "layers (chain, data-parallel)")           //
-        ("rounds", po::value<std::string>()->default_value("1"), "rounds (ring)")                           //
-        ("microbatches", po::value<std::string>()->default_value("4"), "microbatches (pipeline)")           //
-        ("gzip", "write gzip-compressed PREFIX.<rank>.et.gz files")                                         //
+        ("layers", po::value<std::string>()->default_value("4"),
+         "layers (chain, data-parallel, hybrid-parallel)")                                         //
+        ("rounds", po::value<std::string>()->default_value("1"), "rounds (ring)")                  //
+        ("microbatches", po::value<std::string>()->default_value("4"), "microbatches (pipeline)")  //
+        ("dense-size", po::value<std::string>(), "all-reduce bytes of the MLP gradients (dlrm)")   //
+        ("tensor-parallel", po::value<std::string>()->default_value("8"),
+         "ranks per tensor-parallel group (hybrid-parallel)")  //
+        ("activation-size", po::value<std::string>(),
+         "tensor-parallel all-reduce bytes (hybrid-parallel)")       //
+        ("gzip", "write gzip-compressed PREFIX.<rank>.et.gz files")  //
         ("output", po::value<std::string>(), "path prefix of the trace files; directories are created");
 
     std::string pattern;

@@ -1,5 +1,6 @@
 #include "microbenchmarks.h"
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -127,6 +128,94 @@ TraceSetBuilder dataParallelStep(uint32_t numRanks, uint32_t layers, uint64_t gr
                                                      {*previous}));
         }
         trace.addCompute("optimizer", forwardMicros, allReduces);
+    }
+    return set;
+}
+
+TraceSetBuilder dlrmStep(uint32_t numRanks, uint64_t embeddingBytes, uint64_t denseGradientBytes,
+                         uint64_t computeMicros) {
+    require(numRanks >= 2, "dlrmStep", "numRanks", "at least 2");
+    require(embeddingBytes >= 1, "dlrmStep", "embeddingBytes", "at least 1");
+    require(denseGradientBytes >= 1, "dlrmStep", "denseGradientBytes", "at least 1");
+    require(computeMicros <= UINT64_MAX / 2, "dlrmStep", "computeMicros", "below 2^63");
+    TraceSetBuilder set(numRanks);
+    for (Rank r = 0; r < numRanks; ++r) {
+        RankTraceBuilder& t = set.rank(r);
+        const uint64_t bottomFwd = t.addCompute("bottom_mlp_fwd", computeMicros);
+        const uint64_t embeddings =
+            t.addCollective("embedding_all_to_all", CollectiveType::AllToAll, embeddingBytes, {bottomFwd});
+        const uint64_t topFwd = t.addCompute("interaction_top_mlp_fwd", computeMicros, {embeddings});
+        const uint64_t topBwd = t.addCompute("top_mlp_bwd", 2 * computeMicros, {topFwd});
+        const uint64_t embeddingGrads =
+            t.addCollective("embedding_grad_all_to_all", CollectiveType::AllToAll, embeddingBytes, {topBwd});
+        const uint64_t bottomBwd = t.addCompute("bottom_mlp_bwd", 2 * computeMicros, {topBwd});
+        const uint64_t dense =
+            t.addCollective("dense_allreduce", CollectiveType::AllReduce, denseGradientBytes, {bottomBwd});
+        t.addCompute("optimizer", computeMicros, {embeddingGrads, dense});
+    }
+    return set;
+}
+
+TraceSetBuilder hybridParallelStep(uint32_t numRanks, uint32_t tensorParallel, uint32_t layers,
+                                   uint64_t activationBytes, uint64_t gradientBytesPerLayer,
+                                   uint64_t computeMicros) {
+    require(tensorParallel >= 1, "hybridParallelStep", "tensorParallel", "at least 1");
+    require(numRanks >= tensorParallel && numRanks % tensorParallel == 0, "hybridParallelStep", "numRanks",
+            "a multiple of tensorParallel");
+    require(layers >= 1, "hybridParallelStep", "layers", "at least 1");
+    require(activationBytes >= 1, "hybridParallelStep", "activationBytes", "at least 1");
+    require(gradientBytesPerLayer >= 1, "hybridParallelStep", "gradientBytesPerLayer", "at least 1");
+    require(computeMicros <= UINT64_MAX / 2, "hybridParallelStep", "computeMicros", "below 2^63");
+    const uint32_t tpGroups = numRanks / tensorParallel;
+    std::vector<DeclaredGroup> groups;
+    for (uint32_t g = 0; g < tpGroups; ++g) {
+        DeclaredGroup group{1 + g, {}, 0};
+        for (uint32_t i = 0; i < tensorParallel; ++i) {
+            group.ranks.push_back(g * tensorParallel + i);
+        }
+        groups.push_back(std::move(group));
+    }
+    for (uint32_t p = 0; p < tensorParallel; ++p) {
+        DeclaredGroup group{1 + tpGroups + p, {}, 0};
+        for (uint32_t g = 0; g < tpGroups; ++g) {
+            group.ranks.push_back(g * tensorParallel + p);
+        }
+        groups.push_back(std::move(group));
+    }
+    TraceSetBuilder set(numRanks);
+    for (Rank r = 0; r < numRanks; ++r) {
+        RankTraceBuilder& t = set.rank(r);
+        t.addProcessGroups(groups);
+        const GroupId tp = 1 + r / tensorParallel;
+        const GroupId dp = 1 + tpGroups + r % tensorParallel;
+        std::optional<uint64_t> previous;
+        auto tensorParallelAllReduce = [&](const std::string& name) {
+            // A group of one rank has nothing to exchange.
+            if (tensorParallel > 1) {
+                previous =
+                    t.addCollective(name, CollectiveType::AllReduce, activationBytes, after(previous), tp);
+            }
+        };
+        for (uint32_t layer = 0; layer < layers; ++layer) {
+            previous = t.addCompute(numbered("fwd_layer", layer), computeMicros, after(previous));
+            tensorParallelAllReduce(numbered("tp_allreduce_attention_fwd", layer));
+            tensorParallelAllReduce(numbered("tp_allreduce_mlp_fwd", layer));
+        }
+        std::vector<uint64_t> gradients;
+        for (uint32_t layer = layers; layer-- > 0;) {
+            previous = t.addCompute(numbered("bwd_layer", layer), 2 * computeMicros, after(previous));
+            tensorParallelAllReduce(numbered("tp_allreduce_mlp_bwd", layer));
+            tensorParallelAllReduce(numbered("tp_allreduce_attention_bwd", layer));
+            if (tpGroups > 1) {
+                gradients.push_back(t.addCollective(numbered("dp_allreduce_layer", layer),
+                                                    CollectiveType::AllReduce, gradientBytesPerLayer,
+                                                    after(previous), dp));
+            }
+        }
+        if (gradients.empty()) {
+            gradients = after(previous);
+        }
+        t.addCompute("optimizer", computeMicros, gradients);
     }
     return set;
 }

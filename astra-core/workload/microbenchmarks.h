@@ -38,6 +38,28 @@ TraceSetBuilder pipeline(uint32_t stages, uint32_t microbatches, uint64_t activa
 TraceSetBuilder dataParallelStep(uint32_t numRanks, uint32_t layers, uint64_t gradientBytesPerLayer,
                                  uint64_t forwardMicros, uint64_t backwardMicros);
 
+// One DLRM-like training step per rank (model-parallel embeddings, data-parallel MLPs): bottom-MLP forward,
+// an ALL_TO_ALL of embeddingBytes (looked-up embeddings to their consumers), interaction and top-MLP forward,
+// top-MLP backward, then the ALL_TO_ALL of embedding gradients overlapping the bottom-MLP backward, an
+// ALL_REDUCE of denseGradientBytes (the MLPs' gradients) after it, and an optimizer compute waiting for both.
+// Backward computes take twice computeMicros.
+TraceSetBuilder dlrmStep(uint32_t numRanks, uint64_t embeddingBytes, uint64_t denseGradientBytes,
+                         uint64_t computeMicros);
+
+// One Transformer-like hybrid-parallel step (Megatron-style tensor parallelism inside groups of
+// `tensorParallel` consecutive ranks, data parallelism across them): per layer forward, a compute and two
+// ALL_REDUCEs of activationBytes on the rank's tensor-parallel group (after attention and after the MLP);
+// per layer backward (last layer first), a compute of twice computeMicros and two tensor-parallel
+// ALL_REDUCEs, then the layer's gradients (gradientBytesPerLayer) ALL_REDUCEd on the rank's data-parallel
+// group (the ranks at the same position of every tensor-parallel group), overlapping the next layer's
+// backward; an optimizer compute waits for every gradient all-reduce. Groups are declared in every rank's
+// file as PyTorch's process- group METADATA node: tensor-parallel group g (ranks g*t .. g*t+t-1) has id 1 +
+// g, data-parallel group p (ranks p, p+t, ...) id 1 + numRanks/t + p. numRanks must be a multiple of
+// tensorParallel.
+TraceSetBuilder hybridParallelStep(uint32_t numRanks, uint32_t tensorParallel, uint32_t layers,
+                                   uint64_t activationBytes, uint64_t gradientBytesPerLayer,
+                                   uint64_t computeMicros);
+
 }  // namespace mlnet::microbench
 
 #endif
