@@ -5,12 +5,13 @@ file runs in seconds.
 
 Usage: tests/scripts/test-reproduce.py [-v] [unittest options]   (exit status 0: every test passed)
 
-Covers: --list, an unknown NAME (exit 1 with a suggestion), a missing binary (exit 2 naming scripts/build), --no-run
-without results (exit 3), a malformed result file (exit 2 naming file and line), every figure family (FCT,
-queue CDF, iteration time, per-collective time, PFC timeline, incast victim, rate traces) rendered from fake runs
-(PNG and PDF written, no temporaries left, CSV numbers checked against hand-computed values), an incomplete grid
-(figure written, the absent point reported), and the plotting module's pause timeline, CDF thinning, collective
-spans and size labels."""
+Covers: --list, an unknown NAME (exit 1 with a suggestion), a missing binary (exit 2 naming scripts/build),
+failed simulations (stand-in tools run through the real sweep; exit 3 naming the points), --no-run without
+results (exit 3), a malformed result file (exit 2 naming file and line), every figure family (FCT, queue CDF,
+iteration time, per-collective time, PFC timeline, incast victim, rate traces) rendered from fake runs (PNG and
+PDF written, no temporaries left, CSV numbers checked against hand-computed values), an incomplete grid (figure
+written, the absent point reported), and the plotting module's pause timeline, CDF thinning, collective spans
+and size labels."""
 import csv
 import importlib.machinery
 import importlib.util
@@ -118,6 +119,29 @@ class CommandLine(Case):
         self.assertIn("no-build/bin/mlnet-trafficgen is missing: build the project with scripts/build",
                       result.stderr)
         self.assertFalse(os.path.exists(self.out))
+
+    def test_failed_points(self):
+        # Stand-ins for the tools: the traffic generator succeeds, mlnet-flows fails like a run that cannot finish.
+        bin_dir = os.path.join(self.dir, "build", "bin")
+        os.makedirs(bin_dir)
+        for tool, body in (("mlnet-trafficgen", "echo 1 > flows.txt"),
+                           ("mlnet-flows", "echo 'fake mlnet-flows: 1 of 1 flows unfinished' >&2; exit 3")):
+            path = os.path.join(bin_dir, tool)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n%s\n" % body)
+            os.chmod(path, 0o755)
+        shared = os.path.join(self.dir, "shared")
+        for name in ("hpcc-fat-tree-320hosts.txt", "flow-size-cdf/WebSearch_distribution.txt",
+                     "flow-size-cdf/FbHdp_distribution.txt"):
+            os.makedirs(os.path.dirname(os.path.join(shared, "workloads", name)), exist_ok=True)
+            open(os.path.join(shared, "workloads", name), "w").close()
+        result = run("hpcc-fct-small", "--runs", os.path.join(self.dir, "runs"), "--out", self.out,
+                     env={"BUILD_DIR": os.path.join(self.dir, "build"), "MLNET_SHARED_DIR": shared})
+        self.assertEqual(result.returncode, 3, result.stderr)
+        self.assertIn("4 point(s) of scenarios/hpcc-fct/small.yaml failed", result.stderr)
+        self.assertIn("exit status 3", result.stderr)
+        self.assertIn("unfinished", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "hpcc-fct-small.png")))
 
     def test_no_results(self):
         result = run("roce-cc-training-small", "--no-run", "--runs", os.path.join(self.dir, "empty"), "--out",
