@@ -220,5 +220,19 @@ TEST_F(MlnetFlows, UnknownCompatModeIsAUsageError) {
     EXPECT_THAT(r.err, HasSubstr("--compat must be none or hpcc, not 'ns3'"));
 }
 
+// Lossless means lossless for every class. Hosts 1 and 2 fill host 0's port in priority 3 until their ingress
+// ports are paused for it; 60 us later they start priority 4 on the same ports, which are then paused for it
+// too while priority 3 still holds its headroom. Each priority needs the whole headroom (a headroom shared by
+// a port's priorities dropped 395 frames here).
+TEST_F(MlnetFlows, TwoLosslessClassesPausedOnOnePortDropNothing) {
+    writeFileBytes(m_dir + "/flows.txt",
+                   "4\n1 0 3 100 4000000 0.000001\n2 0 3 100 4000000 0.000001\n1 0 4 100 4000000 0.000060\n"
+                   "2 0 4 100 4000000 0.000060\n");
+    FlowsRun r = run(m_dir + "/config.txt");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("flows: 4 of 4 finished; drops 0;"));
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("PFC pause frames received 0\n")));
+}
+
 }  // namespace
 }  // namespace mlnet

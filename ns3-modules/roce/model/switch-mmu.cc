@@ -9,7 +9,6 @@ SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
     m_in.resize(ports * kPriorities);
     m_out.assign(ports * kPriorities, 0);
     m_outPort.assign(ports, 0);
-    m_headroomUsed.assign(ports, 0);
     for (const MmuPortConfig& p : m_config.ports) {
         m_headroomTotal += m_config.pfcEnabled ? p.headroomBytes : 0;
     }
@@ -35,10 +34,11 @@ bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint3
     const bool toShared = in.headroom == 0 && (sharedGrowth == 0 || sharedAfter <= threshold(inPort));
     if (toShared) {
         m_sharedUsed += sharedGrowth;
-    } else if (m_config.pfcEnabled &&
-               m_headroomUsed[inPort] + bytes <= m_config.ports[inPort].headroomBytes) {
+    } else if (m_config.pfcEnabled && in.headroom + bytes <= m_config.ports[inPort].headroomBytes) {
+        // Each priority has the port's whole headroom: what arrives after its own pause is at most one round
+        // trip of the link, whatever the other priorities hold (a shared allowance dropped frames whenever
+        // two lossless classes were paused on one port).
         in.headroom += bytes;
-        m_headroomUsed[inPort] += bytes;
     } else {
         return false;
     }
@@ -56,7 +56,6 @@ void SwitchMmu::release(uint32_t inPort, uint8_t priority, uint32_t outPort, uin
     const uint64_t fromHeadroom = std::min<uint64_t>(in.headroom, bytes);
     const uint64_t sharedBefore = beyondReserve(in);
     in.headroom -= fromHeadroom;
-    m_headroomUsed[inPort] -= fromHeadroom;
     in.bytes -= bytes;
     m_sharedUsed -= sharedBefore - beyondReserve(in);
     m_out[index(outPort, priority)] -= bytes;

@@ -1,6 +1,6 @@
 // Shared-buffer accounting of an output-queued switch (the HPCC-lineage model, without its defects): per
 // (ingress port, priority) a private reserve, then the shared pool under a dynamic threshold
-// (free shared buffer >> alpha shift), then the port's headroom, which absorbs what arrives after a PFC pause
+// (free shared buffer >> alpha shift), then its headroom, which absorbs what arrives after its PFC pause
 // was sent. Pause when the headroom is in use or the shared share reaches the threshold; resume with
 // hysteresis. ECN marking follows RED on the egress queue (kmin, kmax, pmax). Memory is proportional to the
 // port count.
@@ -15,8 +15,10 @@
 namespace mlnet::roce {
 
 struct MmuPortConfig {
-    uint64_t headroomBytes = 0;  // PFC headroom of the port (all priorities share it)
-    uint32_t alphaShift = 3;     // dynamic-threshold alpha = 2^-alphaShift
+    // PFC headroom of each priority of the port (one link round trip and two frames). The buffer sets aside
+    // one headroom per port, as the reference does: classes paused on one port at once may go beyond it.
+    uint64_t headroomBytes = 0;
+    uint32_t alphaShift = 3;  // dynamic-threshold alpha = 2^-alphaShift
     uint64_t kminBytes = 0, kmaxBytes = 0;
     double pmax = 0;
 };
@@ -80,8 +82,7 @@ private:
     MmuConfig m_config;
     std::vector<Ingress> m_in;
     std::vector<uint64_t> m_out;
-    std::vector<uint64_t> m_outPort;       // per port, all priorities
-    std::vector<uint64_t> m_headroomUsed;  // per port
+    std::vector<uint64_t> m_outPort;  // per port, all priorities
     uint64_t m_headroomTotal = 0;
     uint64_t m_reserveTotal = 0;
     uint64_t m_sharedUsed = 0;
