@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "raw-trace.h"
 #include "trace-test-util.h"
@@ -384,6 +385,33 @@ TEST_F(MlnetNs3, CommPriorityPicksTheTrafficClass) {
     ASSERT_EQ(dataFramesByClass.size(), 2u) << "classes seen: " << dataFramesByClass.size();
     EXPECT_GT(dataFramesByClass[3], 0u);
     EXPECT_EQ(dataFramesByClass[3], dataFramesByClass[5]);  // equal all-reduces, equal data
+}
+
+// Asking for queue samples in our description writes them: qlen.txt in the output directory, one
+// "time_ns switch port bytes" line per sample.
+TEST_F(MlnetNs3, QueueSamplesAreWrittenWhenAskedFor) {
+    TraceSetBuilder traces(4);
+    for (Rank r = 0; r < 4; ++r) {
+        traces.rank(r).addCollective("a2a", CollectiveType::AllToAll, 4 << 20);
+    }
+    traces.write(m_dir + "/q");
+    const std::string base =
+        R"({"topology": {"builder": "clos", "leaves": 1, "hosts-per-leaf": 4, "spines": 1,
+        "rate": "100Gbps"}, "outputs": {"timeline": false)";
+    const ToolRun with = ns3(m_dir + "/q", write("with.json", base + R"(, "queue-interval": "1us"}})"));
+    ASSERT_EQ(with.status, 0) << with.err;
+    const std::string samples = readFileBytes(m_dir + "/out-0/qlen.txt");
+    ASSERT_FALSE(samples.empty());
+    std::istringstream lines(samples);
+    uint64_t time = 0, node = 0, port = 0, bytes = 0, count = 0;
+    while (lines >> time >> node >> port >> bytes) {
+        ++count;
+    }
+    EXPECT_GT(count, 10u);
+    EXPECT_TRUE(lines.eof());  // every line has the four columns
+    const ToolRun without = ns3(m_dir + "/q", write("without.json", base + "}}"));
+    ASSERT_EQ(without.status, 0) << without.err;
+    EXPECT_FALSE(fs::exists(m_dir + "/out-1/qlen.txt"));
 }
 
 TEST_F(MlnetNs3, MoreRanksThanHostsIsAnError) {

@@ -151,6 +151,13 @@ void readCongestionControl(JsonSection& s, PacketModelSettings& p) {
 }
 
 void readOutputs(JsonSection& s, PacketModelSettings& p) {
+    // Asking for any of the sampling keys asks for the samples (qlen.txt in the output directory).
+    const bool queueSamples =
+        s.boolean("queue-samples")
+            .value_or(s.has("queue-interval") || s.has("queue-start") || s.has("queue-end"));
+    if (queueSamples) {
+        p.queuePath = "qlen.txt";
+    }
     p.queueIntervalPs = s.timePs("queue-interval").value_or(p.queueIntervalPs);
     p.queueStartPs = s.timePs("queue-start").value_or(p.queueStartPs);
     p.queueEndPs = s.timePs("queue-end").value_or(p.queueEndPs);

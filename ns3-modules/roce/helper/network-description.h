@@ -15,6 +15,8 @@
 //       (parameters are config.txt keys, used with the "config" preset)
 //     "links": {"error-rate": 0}
 //     "outputs": {"queue-interval": "1us", "timeline": true, "timeline-flows": 100000}
+//       (queue samples, "time_ns switch port bytes" in qlen.txt, are written when "queue-samples" is true or
+//       any of "queue-interval", "queue-start", "queue-end" is given)
 //     "run": {"time-limit": "10s", "hang-check": "10ms", "seed": 1}
 //     "background": {"flow-size-cdf": "WebSearch.txt", "load": 0.3, "hosts": [0, 1, ...], "traffic-class": 4}
 // - ASTRA-sim's ns-3 backend configuration: config.txt (HPCC keys, TOPOLOGY_FILE) or its config.json;
