@@ -1,0 +1,363 @@
+"""The figures of docs/figures.md, each a function of the finished sweep points it is drawn from (scripts/reproduce
+runs the points and calls them): the plot on matplotlib's current figure, and the rows of its CSV."""
+import re
+
+import mlnet_fct
+import mlnet_plots as mp
+from mlnet_plots import InputError
+
+
+WORKLOAD_LABELS = {"WebSearch_distribution": "WebSearch", "FbHdp_distribution": "FB_Hadoop",
+                   "resnet50-dp": "ResNet-50-like data-parallel step", "dlrm-a2a": "DLRM-like all-to-all (64 MiB)"}
+BACKGROUND_LABELS = {"none": "no background", "websearch30": "WebSearch 30% background",
+                     "websearch50": "WebSearch 50% background"}
+
+
+def workload_label(name):
+    return WORKLOAD_LABELS.get(name, name)
+
+
+def panel_grid(count):
+    """(columns, rows) for `count` panels: side by side up to 3, else two columns."""
+    return (count, 1) if count <= 3 else (2, (count + 1) // 2)
+
+
+def flow_panels(runs):
+    """The (workload, load) panels of an FCT-study sweep, in axis order."""
+    return [(w, load) for w in runs.values("workload") for load in runs.values("load", workload=w)]
+
+
+def read_flows(point):
+    return mlnet_fct.read_fct(point.path("fct.txt"))
+
+
+def hpcc_fct(runs):
+    """FCT slowdown (p95) per flow-size bin, one line per CC; a panel per workload and load."""
+    panels = flow_panels(runs)
+    ncols, nrows = panel_grid(len(panels))
+    fig, axes = mp.figure(ncols, nrows)
+    axes = [axes] if len(panels) == 1 else list(axes.flat)
+    header = ["workload", "load", "cc", "flows", "bin", "pct_lo", "pct_hi", "size_max", "count", "mean", "p50",
+              "p95", "p99"]
+    rows = []
+    for ax, (workload, load) in zip(axes, panels):
+        points = {p["cc"]: p for p in runs.select(workload=workload, load=load)}
+        flows = {cc: read_flows(p) for cc, p in points.items()}
+        # Every CC ran the same flow file; cutting the bins on one run keeps their size ranges identical.
+        reference = flows[mp.cc_sorted(flows)[0]]
+        by_cc = {}
+        for cc in mp.cc_sorted(flows):
+            by_cc[cc] = mp.slowdown_rows(flows[cc], edges_from=reference)
+            for r in by_cc[cc]:
+                rows.append([workload, load, cc, len(flows[cc])] + [r[k] for k in header[4:]])
+        mp.plot_slowdown(ax, by_cc, "p95", "%s, %d%% load (%d flows)" % (workload_label(workload), round(load * 100),
+                                                                       len(reference)))
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    duration = runs.spec.values(runs.spec.points[0], runs.folder).get("duration", "?")
+    duration = re.sub(r"(\d)([a-z])", r"\1 \2", duration)  # 5ms -> 5 ms
+    mp.figure_note(fig, "320-host fat-tree; %s of Poisson arrivals, the same flows for every CC; bins of 5%% of the "
+                        "flows; ideal FCT from real RoCEv2 frames (docs/fct-analysis.md)%s" % (
+                            duration, "; " + runs.note() if runs.note() else ""))
+    return fig, header, rows
+
+
+def hpcc_queues(runs):
+    """CDF of switch egress-queue samples, one line per CC; a panel per workload and load."""
+    panels = flow_panels(runs)
+    ncols, nrows = panel_grid(len(panels))
+    fig, axes = mp.figure(ncols, nrows)
+    axes = [axes] if len(panels) == 1 else list(axes.flat)
+    percentiles = (50, 90, 99, 99.9)
+    header = ["workload", "load", "cc", "samples", "zero_fraction"] + ["p%s_bytes" % p for p in percentiles] + \
+        ["max_bytes"]
+    rows = []
+    floor = 1000  # bytes: the log axis starts there; samples at or below it (one frame or less) are drawn at it
+    for ax, (workload, load) in zip(axes, panels):
+        for i, cc in enumerate(mp.cc_sorted(runs.values("cc", workload=workload, load=load))):
+            point = runs.select(workload=workload, load=load, cc=cc)[0]
+            samples = mp.read_queue_samples(point.path("qlen.txt"))
+            if not samples:
+                raise InputError("%s: no queue samples (QLEN_MON_FILE window outside the run?)"
+                                 % point.path("qlen.txt"))
+            q = mp.quantiles(samples, percentiles)
+            rows.append([workload, load, cc, len(samples), sum(1 for s in samples if s == 0) / len(samples)]
+                        + [q["p%s" % p] for p in percentiles] + [max(samples)])
+            xs, ys = mp.ecdf_points(samples)
+            # A logit y axis spreads the tail (0.9, 0.99, 0.999) where the CCs differ; it cannot show 1 itself.
+            kept = [(max(x, floor), y) for x, y in zip(xs, ys) if y < 1]
+            style = mp.cc_style(cc, i)
+            style.pop("marker")
+            ax.step([x for x, _ in kept], [y for _, y in kept], where="post", linewidth=1.5, **style)
+        ax.set_xscale("log")
+        ax.set_yscale("logit")
+        ax.set_ylim(0.3, 0.9995)
+        ticks = [0.5, 0.9, 0.99, 0.999]
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(["%g" % y for y in ticks])
+        ax.yaxis.set_minor_formatter(mp.NullFormatter())
+        ax.xaxis.set_major_formatter(mp.BYTES_FORMATTER)
+        ax.set_xlabel("switch egress queue (bytes)")
+        ax.set_ylabel("fraction of samples at or below")
+        ax.set_title("%s, %d%% load" % (workload_label(workload), round(load * 100)))
+        ax.legend(loc="lower right")
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    mp.figure_note(fig, "Samples: every switch egress queue at a dequeue, at most once per 10 us per port; logit y "
+                        "axis; samples up to 1 KB (one frame) drawn at 1 KB%s" % (
+                            "; " + runs.note() if runs.note() else ""))
+    return fig, header, rows
+
+
+def training_summaries(runs):
+    """{(workload, background, cc): [summary of each seed]} of a training sweep."""
+    table = {}
+    for p in runs.done:
+        table.setdefault((p["workload"], p["background"], p["cc"]), []).append(
+            (p["seed"], mp.read_json(p.path("summary.json")), p.path("summary.json")))
+    return table
+
+
+def mean(values):
+    return sum(values) / len(values)
+
+
+def roce_cc_training(runs):
+    """Iteration time per CC (mean over seeds, range as error bars); a panel per workload, a bar colour per
+    background load. The CSV has a row per workload, background and CC (means over the seeds) with the exposed
+    communication, pauses, marks, timeouts, queues per tier and the background flows' p99 slowdown."""
+    table = training_summaries(runs)
+    workloads = runs.values("workload")
+    backgrounds = runs.values("background")
+    fig, axes = mp.figure(len(workloads), 1, height=4.2)
+    axes = [axes] if len(workloads) == 1 else list(axes.flat)
+    header = ["workload", "background", "cc", "seeds", "iteration_ms", "iteration_min_ms", "iteration_max_ms",
+              "vs_pfc_only", "exposed_comm_ms", "pause_frames", "paused_port_ms", "ecn_marks", "timeouts",
+              "leaf_p99_queue_kb", "leaf_max_queue_kb", "spine_p99_queue_kb", "spine_max_queue_kb",
+              "background_fct_p99_slowdown"]
+    rows = []
+    bar_colours = ("#4C72B0", "#DD8452", "#8C8C8C")
+    for ax, workload in zip(axes, workloads):
+        ccs = mp.cc_sorted(runs.values("cc", workload=workload))
+        width = 0.8 / len(backgrounds)
+        for b, background in enumerate(backgrounds):
+            heights, lows, highs = [], [], []
+            for cc in ccs:
+                entries = table.get((workload, background, cc), [])
+                if not entries:
+                    heights.append(float("nan"))
+                    lows.append(0)
+                    highs.append(0)
+                    continue
+                times = [mp.lookup(s, "iteration_time_ns", path) / 1e6 for _, s, path in entries]
+                heights.append(mean(times))
+                lows.append(mean(times) - min(times))
+                highs.append(max(times) - mean(times))
+                rows.append(training_row(workload, background, cc, entries, table))
+            xs = [i + (b - (len(backgrounds) - 1) / 2) * width for i in range(len(ccs))]
+            errors = (lows, highs) if any(lows) or any(highs) else None
+            bars = ax.bar(xs, heights, width * 0.95, yerr=errors, capsize=2, color=bar_colours[b % 3],
+                          label=BACKGROUND_LABELS.get(background, background))
+            mp.annotate_bars(ax, bars, "%.2f", vertical=len(backgrounds) > 2,
+                             tops=[h + e for h, e in zip(heights, highs)])
+        ax.set_xticks(range(len(ccs)))
+        ax.set_xticklabels([mp.cc_label(cc) for cc in ccs])
+        ax.set_xlabel("congestion control")
+        ax.set_ylabel("iteration time (ms)")
+        ax.set_title(workload_label(workload))
+        ax.set_ylim(0, ax.get_ylim()[1] * (1.15 if len(backgrounds) > 2 else 1.08))  # room for the labels
+    mp.figure_legend(fig, axes[0])
+    seeds = sorted({p["seed"] for p in runs.done})
+    mp.figure_note(fig, "128 NPUs on a two-tier Clos (8 x 16 hosts, 16 spines, 200 Gb/s, 0.5 us); %s%s" % (
+        "%d seeds, bars: mean, whiskers: range" % len(seeds) if len(seeds) > 1 else "seed %s" % seeds[0],
+        "; " + runs.note() if runs.note() else ""))
+    return fig, header, rows
+
+
+def training_row(workload, background, cc, entries, table):
+    def avg(key, scale=1.0):
+        return mean([mp.lookup(s, key, path) / scale for _, s, path in entries])
+
+    times = [mp.lookup(s, "iteration_time_ns", path) / 1e6 for _, s, path in entries]
+    baseline = table.get((workload, background, "none"))
+    ratio = mean(times) / mean([s["iteration_time_ns"] / 1e6 for _, s, _ in baseline]) if baseline else None
+    exposed = mean([max(r["exposed_comm_ns"] for r in mp.lookup(s, "ranks", path)) / 1e6
+                    for _, s, path in entries])
+    fct_p99 = [s["background"]["fct_slowdown"]["p99"] for _, s, _ in entries
+               if s.get("background") and s["background"].get("fct_slowdown")]
+    return [workload, background, cc, len(entries), mean(times), min(times), max(times), ratio, exposed,
+            avg("network.pause_frames"), avg("network.paused_ns", 1e6), avg("network.ecn_marks"),
+            avg("network.timeouts"),
+            avg("network.queues_per_tier.leaf.p99_queue_bytes", 1e3),
+            avg("network.queues_per_tier.leaf.max_queue_bytes", 1e3),
+            avg("network.queues_per_tier.spine.p99_queue_bytes", 1e3),
+            avg("network.queues_per_tier.spine.max_queue_bytes", 1e3),
+            mean(fct_p99) if fct_p99 else None]
+
+
+def roce_cc_collectives(runs):
+    """Time of each all-reduce of the data-parallel step (first rank's start to last rank's end), bars per CC;
+    a panel per background load. Seeds are averaged."""
+    workload = "resnet50-dp"
+    backgrounds = runs.values("background", workload=workload)
+    if not backgrounds:
+        raise InputError("%s: no finished %s point" % (runs.folder, workload))
+    fig, axes = mp.figure(len(backgrounds), 1, height=4.2, sharey=True)
+    axes = [axes] if len(backgrounds) == 1 else list(axes.flat)
+    header = ["workload", "background", "cc", "seeds", "collective", "type", "size_bytes", "start_ms", "span_ms",
+              "mean_rank_ms"]
+    rows = []
+    for ax, background in zip(axes, backgrounds):
+        ccs = mp.cc_sorted(runs.values("cc", workload=workload, background=background))
+        width = 0.8 / len(ccs)
+        count = 0
+        for c, cc in enumerate(ccs):
+            per_seed = [mp.collective_spans(mp.read_json(p.path("summary.json")), p.path("summary.json"))
+                        for p in runs.select(workload=workload, background=background, cc=cc)]
+            count = len(per_seed[0])
+            spans = []
+            for k in range(count):
+                members = [s[k] for s in per_seed]
+                spans.append(mean([m["span_ns"] for m in members]) / 1e6)
+                rows.append([workload, background, cc, len(per_seed), k + 1, members[0]["type"],
+                             members[0]["size_bytes"], mean([m["start_ns"] for m in members]) / 1e6, spans[-1],
+                             mean([m["mean_rank_ns"] for m in members]) / 1e6])
+            style = mp.cc_style(cc, c)
+            style.pop("marker")
+            ax.bar([k + (c - (len(ccs) - 1) / 2) * width for k in range(count)], spans, width * 0.95, **style)
+        ax.set_xticks(range(count))
+        ax.set_xticklabels(["#%d\nbucket %d" % (k + 1, count - k) for k in range(count)])
+        ax.set_xlabel("all-reduce, in the order the backward pass issues it")
+        ax.set_ylabel("collective time (ms, first start to last end)")
+        ax.set_title("25 MB all-reduces, %s" % BACKGROUND_LABELS.get(background, background))
+    mp.figure_legend(fig, axes[0])
+    if runs.note():
+        mp.figure_note(fig, runs.note())
+    return fig, header, rows
+
+
+def roce_cc_pauses(runs):
+    """Switch ports paused by PFC over time during the data-parallel step with background traffic, one panel per
+    CC (shared axes), seed 1."""
+    workload = "resnet50-dp"
+    backgrounds = [b for b in runs.values("background", workload=workload) if b != "none"]
+    if not backgrounds:
+        raise InputError("%s: no finished %s point with background traffic" % (runs.folder, workload))
+    background = backgrounds[0]
+    seed = min(p["seed"] for p in runs.select(workload=workload, background=background))
+    ccs = mp.cc_sorted(runs.values("cc", workload=workload, background=background, seed=seed))
+    fig, axes = mp.figure(1, len(ccs), width=7.0, height=1.35 * len(ccs) + 0.9, sharex=True, sharey=True)
+    axes = [axes] if len(ccs) == 1 else list(axes.flat)
+    header = ["workload", "background", "seed", "cc", "pause_frames", "paused_port_ms", "summary_paused_ms",
+              "max_ports_paused", "iteration_ms"]
+    rows = []
+    for i, (ax, cc) in enumerate(zip(axes, ccs)):
+        point = runs.select(workload=workload, background=background, cc=cc, seed=seed)[0]
+        summary = mp.read_json(point.path("summary.json"))
+        end_ns = mp.lookup(summary, "end_ns", point.path("summary.json"))
+        events = mp.read_pfc(point.path("pfc.txt"))
+        times, counts, paused = mp.paused_ports(events, end_ns)
+        rows.append([workload, background, seed, cc, sum(1 for e in events if e[4] == 1), paused / 1e6,
+                     mp.lookup(summary, "network.paused_ns", point.path("summary.json")) / 1e6, max(counts),
+                     summary["iteration_time_ns"] / 1e6])
+        style = mp.cc_style(cc, i)
+        ax.fill_between([t / 1e6 for t in times], counts, step="post", color=style["color"], alpha=0.35,
+                        linewidth=0)
+        ax.step([t / 1e6 for t in times], counts, where="post", color=style["color"], linewidth=0.9)
+        ax.axvline(end_ns / 1e6, color="black", linewidth=0.8, linestyle=":")
+        ax.text(0.995, 0.92, "%s: %d pause frames, %.1f port-ms paused" % (mp.cc_label(cc), rows[-1][4],
+                                                                           paused / 1e6),
+                transform=ax.transAxes, ha="right", va="top", fontsize=8,
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85})
+        ax.set_ylabel("ports\npaused")
+    axes[-1].set_xlabel("simulated time (ms); dotted line: end of the training step")
+    axes[0].set_title("Switch ports paused by PFC: %s,\n%s (seed %s)" % (
+        workload_label(workload), BACKGROUND_LABELS.get(background, background), seed))
+    return fig, header, rows
+
+
+def incast_flows(point):
+    """(victims, incast flows) of an incast run's fct.txt: the incast flows go to the most common destination,
+    victims anywhere else."""
+    flows = read_flows(point)
+    counts = {}
+    for f in flows:
+        counts[f.dip] = counts.get(f.dip, 0) + 1
+    receiver = max(counts, key=lambda dip: (counts[dip], -dip))
+    return [f for f in flows if f.dip != receiver], [f for f in flows if f.dip == receiver]
+
+
+def incast_victim(runs):
+    """FCT slowdown of the victim flow and of the slowest incast flow, bars per CC."""
+    ccs = mp.cc_sorted(runs.values("cc"))
+    header = ["cc", "victim_src", "victim_dst", "victim_bytes", "victim_fct_us", "victim_ideal_us",
+              "victim_slowdown", "incast_flows", "incast_median_slowdown", "incast_max_slowdown", "pause_frames",
+              "ecn_marks"]
+    rows = []
+    for cc in ccs:
+        point = runs.select(cc=cc)[0]
+        victims, incast = incast_flows(point)
+        if len(victims) != 1:
+            raise InputError("%s: expected one flow to a destination other than the incast's, found %d"
+                             % (point.path("fct.txt"), len(victims)))
+        victim = victims[0]
+        slowdowns = sorted(f.slowdown() for f in incast)
+        report = mp.read_json(point.path("report.json"))
+        rows.append([cc, mlnet_fct.node_of_ip(victim.sip), mlnet_fct.node_of_ip(victim.dip), victim.size,
+                     victim.fct_ns / 1e3, victim.ideal_ns / 1e3, victim.slowdown(), len(incast),
+                     mlnet_fct.quantile(slowdowns, mlnet_fct.percent(50)), slowdowns[-1],
+                     sum(1 for e in mp.read_pfc(point.path("pfc.txt")) if e[4] == 1),
+                     mp.lookup(report, "ecn_marks", point.path("report.json"))])
+    fig, ax = mp.figure(width=7.0, height=4.2)
+    xs = list(range(len(ccs)))
+    width = 0.38
+    bars = ax.bar([x - width / 2 for x in xs], [r[6] for r in rows], width * 0.95, color="#0072B2",
+                  label="victim flow (%s, host %d to %d, idle receiver)" % (mp.bytes_text(rows[0][3]),
+                                                                              rows[0][1], rows[0][2]))
+    mp.annotate_bars(ax, bars, "%.2f")
+    bars = ax.bar([x + width / 2 for x in xs], [r[9] for r in rows], width * 0.95, color="#CC79A7",
+                  label="slowest of the %d incast flows (ideal: %d)" % (rows[0][7], rows[0][7]))
+    mp.annotate_bars(ax, bars, "%.2f")
+    ax.set_xticks(xs)
+    ax.set_xticklabels([mp.cc_label(cc) for cc in ccs])
+    ax.set_xlabel("congestion control")
+    ax.set_ylabel("FCT slowdown (FCT / ideal FCT)")
+    ax.set_title("%d:1 incast and a victim flow, k=4 fat-tree, 100 Gb/s" % rows[0][7])
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.1)
+    mp.figure_legend(fig, ax, ncol=1)
+    fig.mlnet_top = 1 - 0.6 / fig.get_figheight()  # two legend rows
+    return fig, header, rows
+
+
+def incast_rates(runs):
+    """Every flow's sending rate over time, one panel per CC (shared axes): the victim bold, the incast thin."""
+    ccs = mp.cc_sorted(runs.values("cc"))
+    fig, axes = mp.figure(1, len(ccs), width=7.0, height=1.45 * len(ccs) + 0.9, sharex=True, sharey=True)
+    axes = [axes] if len(ccs) == 1 else list(axes.flat)
+    header = ["cc", "flow", "src", "role", "rate_changes", "min_rate_gbps", "last_rate_gbps"]
+    rows = []
+    for i, (ax, cc) in enumerate(zip(axes, ccs)):
+        point = runs.select(cc=cc)[0]
+        series = mp.read_rates(point.path("rates.txt"))
+        victims, incast = incast_flows(point)
+        victim_sources = {mlnet_fct.node_of_ip(v.sip) for v in victims}
+        origin = min(f.start_ns for f in victims + incast) / 1e3  # us; the flow file starts every flow at 2 s
+        for flow in sorted(series):
+            times, rates, src = series[flow]
+            victim = src in victim_sources
+            rows.append([cc, flow, src, "victim" if victim else "incast", len(times), min(rates), rates[-1]])
+            ax.step([t - origin for t in times], rates, where="post", linewidth=1.6 if victim else 0.7,
+                    color="black" if victim else mp.cc_style(cc, i)["color"], alpha=1 if victim else 0.7,
+                    zorder=3 if victim else 2)
+        if not series:
+            label = mp.cc_label(cc) + ": no rate changes, every flow at line rate"
+        elif not any(s[2] in victim_sources for s in series.values()):
+            label = mp.cc_label(cc) + ": the victim's rate never changed (line rate)"
+        else:
+            label = mp.cc_label(cc)
+        ax.text(0.995, 0.92, label, transform=ax.transAxes, ha="right", va="top", fontsize=8,
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+        ax.set_ylabel("rate\n(Gb/s)")
+    axes[-1].set_xlabel("time since the flows start (us)")
+    axes[0].set_title("Sending rates: incast flows (thin, colour) and the victim flow (black)")
+    return fig, header, rows

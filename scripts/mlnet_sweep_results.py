@@ -1,0 +1,148 @@
+"""What a sweep point leaves: the results its collect rules extract, its status file, and the atomic writes every
+file of a sweep goes through."""
+import json
+import math
+import os
+import statistics
+
+from mlnet_sweep_spec import SpecError, format_value
+
+
+class ResultError(Exception):
+    pass
+
+
+def number(token, where):
+    try:
+        return int(token)
+    except ValueError:
+        try:
+            return float(token)
+        except ValueError:
+            raise ResultError("%s: %r is not a number" % (where, token))
+
+
+def reduce(values, stat):
+    if stat == "count":
+        return len(values)
+    if stat == "sum":
+        return sum(values)
+    if not values:
+        return None
+    if stat == "mean":
+        return statistics.fmean(values)
+    if stat == "min":
+        return min(values)
+    if stat == "max":
+        return max(values)
+    if stat == "median":
+        return statistics.median(values)
+    fraction = float(stat[1:]) / 100.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(fraction * len(ordered) - 1e-9))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def matches(token, wanted):
+    if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
+        try:
+            return float(token) == float(wanted)
+        except ValueError:
+            return False
+    return token == format_value(wanted)
+
+
+def extract(rule, folder, values):
+    """The rule's value for the point in folder, as CSV text."""
+    name = rule.file.render(values)
+    path = os.path.join(folder, name)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        raise ResultError("%s: %s" % (name, e.strerror))
+    if rule.key is not None:
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ResultError("%s: invalid JSON at line %d: %s" % (name, e.lineno, e.msg))
+        walked = []
+        for key in rule.key:
+            if isinstance(value, dict) and key in value:
+                value = value[key]
+            elif isinstance(value, list) and key.lstrip("-").isdigit() and -len(value) <= int(key) < len(value):
+                value = value[int(key)]
+            else:
+                where = ".".join(walked) or "the top level"
+                have = (", ".join(list(value)[:12]) if isinstance(value, dict) else
+                        "a list of %d" % len(value) if isinstance(value, list) else "a %s" % type(value).__name__)
+                raise ResultError("%s: no %r in %s (found %s)" % (name, key, where, have))
+            walked.append(key)
+        return format_value(value)
+    if rule.regex is not None:
+        found = [m.group(1) if rule.regex.groups else m.group(0) for m in rule.regex.finditer(text)]
+        if rule.stat is None:
+            if not found:
+                raise ResultError("%s: no match for %r" % (name, rule.regex.pattern))
+            return found[0]
+        return format_value(reduce([number(v, name) for v in found], rule.stat))
+    values_found = []
+    for line_number, line in enumerate(text.splitlines()[rule.skip:], rule.skip + 1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        needed = max([rule.column_number or 0] + [c for c, _ in rule.where])
+        if len(fields) < needed:
+            raise ResultError("%s:%d: %d columns, expected at least %d" % (name, line_number, len(fields), needed))
+        if not all(matches(fields[c - 1], v) for c, v in rule.where):
+            continue
+        if rule.column_number is None:
+            values_found.append(0)
+        else:
+            values_found.append(number(fields[rule.column_number - 1], "%s:%d" % (name, line_number)))
+    return format_value(reduce(values_found, rule.stat))
+
+
+# ---------------------------------------------------------------------------------------------------- point state
+
+def write_atomic(path, text):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_json(path, value):
+    write_atomic(path, json.dumps(value, indent=1, sort_keys=True) + "\n")
+
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def point_status(out, point):
+    """The point's status.json (its state is "done" or "failed"), or None while it has not finished."""
+    status = read_json(os.path.join(out, point.name, "status.json"))
+    return status if isinstance(status, dict) and status.get("state") in ("done", "failed") else None
+
+
+def check_not_stale(spec, out, points, statuses, retry_failed):
+    """Refuses to mix results of another command into this sweep: a finished point must have been run with the
+    command the spec gives it now."""
+    for point in points:
+        status = statuses[point.index]
+        if status is None or (status["state"] == "failed" and retry_failed):
+            continue
+        recorded = read_json(os.path.join(out, point.name, "point.json")) or {}
+        _, command, env = spec.command_for(point, out)
+        if recorded.get("command") != command or recorded.get("env", {}) != env:
+            raise SpecError("%s: point %s in %s was run with another command (the spec changed?):\n  then: %s\n"
+                            "  now:  %s\ndelete %s to rerun it, or use another --out"
+                            % (spec.path, point.name, out, recorded.get("command"), command,
+                               os.path.join(out, point.name)))
