@@ -8,7 +8,8 @@ from mlnet_plots import InputError
 
 
 WORKLOAD_LABELS = {"WebSearch_distribution": "WebSearch", "FbHdp_distribution": "FB_Hadoop",
-                   "resnet50-dp": "ResNet-50-like data-parallel step", "dlrm-a2a": "DLRM-like all-to-all (64 MiB)"}
+                   "resnet50-dp": "ResNet-50-like data-parallel step", "dlrm-a2a": "DLRM-like all-to-all (64 MiB)",
+                   "dlrm-step": "DLRM-like step", "transformer-hp": "Transformer-like hybrid-parallel step"}
 BACKGROUND_LABELS = {"none": "no background", "websearch30": "WebSearch 30% background",
                      "websearch50": "WebSearch 50% background"}
 
