@@ -263,7 +263,7 @@ class TrainingFigures(Case):
         runs = self.make()
         self.reproduce("roce-cc-training-small", runs)
         rows = self.assertFigure("roce-cc-training-small")
-        self.assertEqual(len(rows), 20)
+        self.assertEqual(len(rows), len(runs.points))  # a row per (workload, background, CC): one seed
         row = [r for r in rows if (r["workload"], r["background"], r["cc"]) == ("resnet50-dp", "websearch30",
                                                                                  "hpcc")][0]
         self.assertEqual(float(row["iteration_ms"]), 27.0)   # 20 + 5 + 2 ms
@@ -278,7 +278,7 @@ class TrainingFigures(Case):
         self.reproduce("roce-cc-collectives-small", runs)
         rows = self.assertFigure("roce-cc-collectives-small")
         # resnet50-dp only: 2 backgrounds x 5 CCs x 2 collectives.
-        self.assertEqual(len(rows), 20)
+        self.assertEqual(len(rows), len(runs.points))  # a row per (workload, background, CC): one seed
         row = [r for r in rows if r["cc"] == "timely" and r["collective"] == "2"][0]
         # First start 2 ms, last end 2.5 ms + 4 us (rank 1, factor 4).
         self.assertAlmostEqual(float(row["span_ms"]), 0.504, places=6)
