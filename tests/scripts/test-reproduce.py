@@ -278,7 +278,7 @@ class TrainingFigures(Case):
         self.reproduce("roce-cc-collectives-small", runs)
         rows = self.assertFigure("roce-cc-collectives-small")
         # resnet50-dp only: 2 backgrounds x 5 CCs x 2 collectives.
-        self.assertEqual(len(rows), len(runs.points))  # a row per (workload, background, CC): one seed
+        self.assertEqual(len(rows), 20)
         row = [r for r in rows if r["cc"] == "timely" and r["collective"] == "2"][0]
         # First start 2 ms, last end 2.5 ms + 4 us (rank 1, factor 4).
         self.assertAlmostEqual(float(row["span_ms"]), 0.504, places=6)
