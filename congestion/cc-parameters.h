@@ -19,8 +19,8 @@
 namespace mlnet::cc {
 
 enum class ParamKind : uint8_t {
-    Real,     // a plain number (gains, factors, fractions)
-    Count,    // a whole number
+    Real,   // a plain number (gains, factors, fractions)
+    Count,  // a whole number
     Nanoseconds,
     BitsPerSecond,
     Bytes,

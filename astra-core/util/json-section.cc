@@ -38,8 +38,10 @@ std::string nearestKey(const std::string& key, const std::vector<std::string>& k
     std::string best;
     std::size_t bestDistance = std::max<std::size_t>(2, key.size() / 3) + 1;
     for (const std::string& k : known) {
-        // The distance is at least the length difference: a long typo is not compared cell by cell with every key.
-        const std::size_t lengthDifference = key.size() > k.size() ? key.size() - k.size() : k.size() - key.size();
+        // The distance is at least the length difference: a long typo is not compared cell by cell with every
+        // key.
+        const std::size_t lengthDifference =
+            key.size() > k.size() ? key.size() - k.size() : k.size() - key.size();
         if (lengthDifference >= bestDistance) {
             continue;
         }
