@@ -6,8 +6,10 @@
 #include <functional>
 #include <sstream>
 
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/global-value.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
@@ -76,13 +78,13 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     for (uint32_t c = 0; c < t.cables.size(); ++c) {
         const SpecCable& cable = t.cables[c];
         ns3::Ptr<RoceChannel> channel = ns3::CreateObject<RoceChannel>();
-        channel->SetAttribute("DelayPs", ns3::UintegerValue(cable.delayPs));
+        channel->SetAttribute("Delay", ns3::TimeValue(ns3::PicoSeconds(static_cast<int64_t>(cable.delayPs))));
         channel->SetAttribute(
             "ErrorRate",
             ns3::DoubleValue(cable.errorRate > 0 ? cable.errorRate : m_settings.defaultErrorRate));
         for (uint32_t end : {cable.a, cable.b}) {
             ns3::Ptr<RoceNetDevice> device = ns3::CreateObject<RoceNetDevice>();
-            device->SetAttribute("RateBps", ns3::UintegerValue(cable.rateBps));
+            device->SetAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(cable.rateBps)));
             device->SetFrameCharges(m_settings.nic.frames);
             device->SetAddress(ns3::Mac48Address::Allocate());
             m_nodes[end]->AddDevice(device);

@@ -1,5 +1,7 @@
 #include "roce-channel.h"
 
+#include "ns3/nstime.h"
+
 #include "roce-simulator-impl.h"
 
 #include "ns3/double.h"
@@ -18,9 +20,10 @@ ns3::TypeId RoceChannel::GetTypeId() {
             .SetParent<ns3::Channel>()
             .SetGroupName("Roce")
             .AddConstructor<RoceChannel>()
-            .AddAttribute("DelayPs", "One-way propagation delay in picoseconds (default 1 us).",
-                          ns3::UintegerValue(1'000'000), ns3::MakeUintegerAccessor(&RoceChannel::m_delayPs),
-                          ns3::MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Delay", "One-way propagation delay (default 1 us; kept in whole picoseconds).",
+                          ns3::TimeValue(ns3::MicroSeconds(1)),
+                          ns3::MakeTimeAccessor(&RoceChannel::SetDelay, &RoceChannel::GetDelay),
+                          ns3::MakeTimeChecker(ns3::Time(0)))
             .AddAttribute("ErrorRate", "Probability that a frame is lost on the cable (default 0).",
                           ns3::DoubleValue(0.0), ns3::MakeDoubleAccessor(&RoceChannel::m_errorRate),
                           ns3::MakeDoubleChecker<double>(0.0, 1.0))

@@ -22,6 +22,9 @@ public:
     ~RoceChannel() override;
 
     void Attach(ns3::Ptr<RoceNetDevice> device);
+    // The "Delay" attribute; the hot path reads it as integer picoseconds.
+    void SetDelay(ns3::Time delay) { m_delayPs = static_cast<TimePs>(delay.GetPicoSeconds()); }
+    ns3::Time GetDelay() const { return ns3::PicoSeconds(static_cast<int64_t>(m_delayPs)); }
     // Starts carrying `packet` from `from`; its last bit reaches the peer after txTimePs + delay.
     void Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTimePs);
     ns3::Ptr<RoceNetDevice> Peer(const RoceNetDevice* device) const;

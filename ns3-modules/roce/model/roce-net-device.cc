@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ns3/abort.h"
+#include "ns3/data-rate.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -22,10 +24,10 @@ ns3::TypeId RoceNetDevice::GetTypeId() {
             .SetParent<ns3::NetDevice>()
             .SetGroupName("Roce")
             .AddConstructor<RoceNetDevice>()
-            .AddAttribute("RateBps", "Line rate in bits per second (default 100 Gb/s).",
-                          ns3::UintegerValue(100'000'000'000ull),
-                          ns3::MakeUintegerAccessor(&RoceNetDevice::m_rateBps),
-                          ns3::MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("DataRate", "Line rate (default 100 Gb/s).",
+                          ns3::DataRateValue(ns3::DataRate(100'000'000'000ull)),
+                          ns3::MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
+                          ns3::MakeDataRateChecker())
             .AddTraceSource("Pause",
                             "A PFC frame was received: port, priority, pause (false: resume), quanta.",
                             ns3::MakeTraceSourceAccessor(&RoceNetDevice::m_pauseTrace),
@@ -37,6 +39,11 @@ ns3::TypeId RoceNetDevice::GetTypeId() {
 }
 
 RoceNetDevice::RoceNetDevice() = default;
+
+void RoceNetDevice::SetDataRate(ns3::DataRate rate) {
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceNetDevice: DataRate must be above 0 bps");
+    m_rateBps = rate.GetBitRate();
+}
 
 void RoceNetDevice::Setup(RocePortOwner* owner, uint32_t port, PacketPool* pool) {
     m_owner = owner;

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -32,6 +33,9 @@ public:
     void Attach(ns3::Ptr<RoceChannel> channel);
     ns3::Ptr<RoceChannel> GetRoceChannel() const { return m_channel; }
     uint64_t RateBps() const { return m_rateBps; }
+    // The "DataRate" attribute (a zero rate is refused: serialization divides by it).
+    void SetDataRate(ns3::DataRate rate);
+    ns3::DataRate GetDataRate() const { return ns3::DataRate(m_rateBps); }
     uint32_t Port() const { return m_port; }
 
     // Cut-through reception: frames are handed to the owner when their first kCutThroughHeaderBytes are in,
