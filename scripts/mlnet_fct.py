@@ -69,25 +69,31 @@ def ip_text(ip):
     return "%08x" % ip
 
 
+def table_rows(path):
+    """(line number, fields) of every non-blank line of a whitespace-separated text table (fct.txt, pfc.txt, queue
+    samples), read lazily; InputError naming the file when it cannot be read."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                fields = line.split()
+                if fields:
+                    yield number, fields
+    except OSError as e:
+        raise InputError("%s: cannot read: %s" % (path, e.strerror or e)) from None
+
+
 def read_fct(path):
     """Every flow of an fct.txt file, in file order. Blank lines are skipped. Raises InputError listing the first
     malformed lines as 'PATH:LINE: problem', or when the file cannot be read or holds no flow."""
     flows, errors = [], []
-    try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            for number, text in enumerate(f, 1):
-                fields = text.split()
-                if not fields:
-                    continue
-                flow, problem = _parse_line(path, number, fields)
-                if problem:
-                    errors.append("%s:%d: %s" % (path, number, problem))
-                    if len(errors) > _MAX_REPORTED_ERRORS:
-                        break
-                else:
-                    flows.append(flow)
-    except OSError as e:
-        raise InputError("%s: cannot read: %s" % (path, e.strerror or e)) from None
+    for number, fields in table_rows(path):
+        flow, problem = _parse_line(path, number, fields)
+        if problem:
+            errors.append("%s:%d: %s" % (path, number, problem))
+            if len(errors) > _MAX_REPORTED_ERRORS:
+                break
+        else:
+            flows.append(flow)
     if errors:
         shown = errors[:_MAX_REPORTED_ERRORS]
         if len(errors) > _MAX_REPORTED_ERRORS:

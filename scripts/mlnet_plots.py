@@ -233,18 +233,11 @@ def read_pfc(path):
     (time_ns, node, node_type, ifindex, paused) with paused 1 for a pause frame sent, 0 for a resume.
     An empty file (nothing paused) gives no events."""
     events = []
-    try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            for number, line in enumerate(f, 1):
-                fields = line.split()
-                if not fields:
-                    continue
-                if len(fields) != 5 or not all(x.isdigit() for x in fields) or fields[4] not in ("0", "1"):
-                    raise InputError("%s:%d: expected 'time_ns node node_type ifindex 1|0', found %r"
-                                     % (path, number, line.strip()))
-                events.append(tuple(int(x) for x in fields))
-    except OSError as e:
-        raise InputError("%s: cannot read: %s" % (path, e.strerror or e)) from None
+    for number, fields in mlnet_fct.table_rows(path):
+        if len(fields) != 5 or not all(x.isdigit() for x in fields) or fields[4] not in ("0", "1"):
+            raise InputError("%s:%d: expected 'time_ns node node_type ifindex 1|0', found %r"
+                             % (path, number, " ".join(fields)))
+        events.append(tuple(int(x) for x in fields))
     return events
 
 
@@ -285,18 +278,11 @@ def read_queue_samples(path):
     """The queue lengths (bytes) of a queue-sample file (mlnet-flows' QLEN_MON_FILE, 'time_ns switch port bytes'
     per line: a switch port's egress queue at a dequeue, at most once per interval per port)."""
     values = []
-    try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            for number, line in enumerate(f, 1):
-                fields = line.split()
-                if not fields:
-                    continue
-                if len(fields) != 4 or not fields[3].isdigit():
-                    raise InputError("%s:%d: expected 'time_ns switch port queue_bytes', found %r"
-                                     % (path, number, line.strip()))
-                values.append(int(fields[3]))
-    except OSError as e:
-        raise InputError("%s: cannot read: %s" % (path, e.strerror or e)) from None
+    for number, fields in mlnet_fct.table_rows(path):
+        if len(fields) != 4 or not fields[3].isdigit():
+            raise InputError("%s:%d: expected 'time_ns switch port queue_bytes', found %r"
+                             % (path, number, " ".join(fields)))
+        values.append(int(fields[3]))
     return values
 
 
