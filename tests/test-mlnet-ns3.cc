@@ -414,6 +414,34 @@ TEST_F(MlnetNs3, QueueSamplesAreWrittenWhenAskedFor) {
     EXPECT_FALSE(fs::exists(m_dir + "/out-1/qlen.txt"));
 }
 
+// The reference-compatible rules from the description ("model-rules"), the command line's on top of them.
+TEST_F(MlnetNs3, ModelRulesFromTheDescriptionAndTheCommandLine) {
+    TraceSetBuilder traces(4);
+    for (Rank r = 0; r < 4; ++r) {
+        traces.rank(r).addCollective("ar", CollectiveType::AllReduce, 1 << 20);
+    }
+    traces.write(m_dir + "/mr");
+    const std::string base =
+        R"({"topology": {"builder": "clos", "leaves": 1, "hosts-per-leaf": 4, "spines": 1},
+        "outputs": {"timeline": false}, "model-rules": )";
+    const std::string compat = write("compat.json", base + R"({"compat": "hpcc", "ecmp": "ours"}})");
+    ToolRun r = ns3(m_dir + "/mr", compat);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.summary["inputs"]["model_rules"],
+              "framing hpcc, HPCC queue point, flow starts reference, ECMP ours, HPCC rate change shift");
+    r = ns3(m_dir + "/mr", compat, "--framing=rocev2 --ecmp=hpcc");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.summary["inputs"]["model_rules"],
+              "framing rocev2, HPCC queue point, flow starts reference, ECMP hpcc, HPCC rate change shift");
+    r = ns3(m_dir + "/mr", compat, "--compat=none");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.summary["inputs"]["model_rules"],
+              "framing rocev2, HPCC queue mean, flow starts exact, ECMP ours, HPCC rate change keep");
+    r = ns3(m_dir + "/mr", write("bad.json", base + R"({"ecmp": "random"}})"));
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, HasSubstr("key 'model-rules.ecmp': must be ours or hpcc, not 'random'"));
+}
+
 TEST_F(MlnetNs3, MoreRanksThanHostsIsAnError) {
     SKIP_WITHOUT_EXAMPLES();
     const ToolRun r = ns3(

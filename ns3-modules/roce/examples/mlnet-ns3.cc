@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     }
     ModelRules rules;
     std::string rulesError;
-    if (!parseModelRules(o.rules, rules, rulesError)) {
+    if (!parseModelRules(o.rules, rules, rulesError)) {  // the command line alone, for its usage errors
         return usage(cmd, rulesError);
     }
     for (const auto& [flag, value] :
@@ -229,6 +229,9 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    // Model rules: the description's, with the command line's on top (both checked already).
+    rules = ModelRules{};
+    parseModelRules(mergeModelRuleOptions(settings.ruleOptions, o.rules), rules, rulesError);
     // Congestion control: the network's choice unless the command line names one.
     const std::string ccName = o.cc.empty() ? settings.cc : o.cc;
     const std::string preset = o.ccPreset.empty() ? settings.ccPreset : o.ccPreset;

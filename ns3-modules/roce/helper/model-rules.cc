@@ -80,6 +80,20 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, std::string& 
     return true;
 }
 
+ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over) {
+    ModelRuleOptions m = over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", ""};
+    for (const auto& [field, value] : {std::pair<std::string*, const std::string*>{&m.framing, &over.framing},
+                                       {&m.hpccQueue, &over.hpccQueue},
+                                       {&m.flowStarts, &over.flowStarts},
+                                       {&m.ecmp, &over.ecmp},
+                                       {&m.hpccRateChange, &over.hpccRateChange}}) {
+        if (!value->empty()) {
+            *field = *value;
+        }
+    }
+    return m;
+}
+
 std::string describeModelRules(const ModelRules& r) {
     return std::string("framing ") + (r.framing == Framing::Hpcc ? "hpcc" : "rocev2") + ", HPCC queue " +
            (r.hpccMeanQueue ? "mean" : "point") + ", flow starts " +

@@ -43,6 +43,9 @@ struct ModelRuleOptions {
     std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange;
 };
 bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, std::string& error);
+// `over` applied on top of `base` (a network description's rules under the command line's): each option given
+// in `over` replaces base's; a given compat replaces base's compat and every rule base set on its own.
+ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over);
 // Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp and --hpcc-rate-change.
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& options);
 // One line naming every rule's choice, for the tools' output.

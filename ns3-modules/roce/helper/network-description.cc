@@ -233,6 +233,23 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
     section(top, "outputs", d.settings, readOutputs);
     section(top, "run", d.settings, readRun);
     section(top, "background", d.settings, readBackground);
+    section(top, "model-rules", d.settings, [](JsonSection& s, PacketModelSettings& p) {
+        ModelRuleOptions& o = p.ruleOptions;
+        for (const auto& [key, field] : {std::pair<const char*, std::string*>{"compat", &o.compat},
+                                         {"framing", &o.framing},
+                                         {"hpcc-queue", &o.hpccQueue},
+                                         {"flow-starts", &o.flowStarts},
+                                         {"ecmp", &o.ecmp},
+                                         {"hpcc-rate-change", &o.hpccRateChange}}) {
+            *field = s.string(key).value_or("");
+        }
+        ModelRules check;
+        std::string error;
+        if (!parseModelRules(o, check, error)) {
+            // The parser names the option as on the command line: "--ecmp must be ...".
+            s.error(error.substr(2, error.find(' ') - 2), error.substr(error.find(' ') + 1));
+        }
+    });
     if (!top.finish() || !d.topology || diag.hasErrors()) {
         return std::nullopt;
     }

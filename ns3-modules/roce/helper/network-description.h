@@ -19,6 +19,8 @@
 //       any of "queue-interval", "queue-start", "queue-end" is given)
 //     "run": {"time-limit": "10s", "hang-check": "10ms", "seed": 1}
 //     "background": {"flow-size-cdf": "WebSearch.txt", "load": 0.3, "hosts": [0, 1, ...], "traffic-class": 4}
+//     "model-rules": {"compat": "hpcc", "framing": "rocev2", ...}   (the --compat, --framing, --hpcc-queue,
+//       --flow-starts, --ecmp, --hpcc-rate-change options of model-rules.h, as keys)
 // - ASTRA-sim's ns-3 backend configuration: config.txt (HPCC keys, TOPOLOGY_FILE) or its config.json;
 // - an ASTRA-sim analytical network YAML (or its JSON keys): a multi-dimensional network at packet level.
 // Forms without packet-model sections use the defaults below (RoCEv2 4 KB payloads, cut-through switches, 32
@@ -33,6 +35,7 @@
 
 #include "fabric-settings.h"
 #include "hpcc-config.h"
+#include "model-rules.h"
 #include "network/topology-spec.h"
 #include "util/diagnostics.h"
 
@@ -54,6 +57,7 @@ struct PacketModelSettings {
     HpccConfig ccParameters;  // the "config" preset's values
     uint8_t trafficClass = 3;
     std::vector<uint8_t> priorityClasses;  // by comm_priority; empty: every message in trafficClass
+    ModelRuleOptions ruleOptions;          // "model-rules"; the command line's options apply on top
     // HPCC-style configurations name their outputs; empty: the output directory's defaults.
     std::string fctPath, pfcPath, queuePath;
     TimePs queueIntervalPs = 1'000'000;  // queue samples at most every 1 us per port
