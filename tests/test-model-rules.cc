@@ -88,22 +88,21 @@ TEST(ReferenceFlowStarts, ThroughADoubleTruncated) {
 
 TEST(ModelRuleOptions, CompatThenEachRule) {
     ModelRules r;
-    std::string error;
+    ModelRuleError error;
     ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", ""}, r, error));
     EXPECT_EQ(r.framing, Framing::Hpcc);
     EXPECT_FALSE(r.hpccMeanQueue);
     EXPECT_TRUE(r.referenceFlowStarts);
     EXPECT_EQ(r.ecmp, EcmpHashing::HpccReference);
-    r = ModelRules{};
     ASSERT_TRUE(parseModelRules({"hpcc", "rocev2", "", "", "ours", ""}, r, error));
     EXPECT_EQ(r.framing, Framing::RoceV2);
     EXPECT_EQ(r.ecmp, EcmpHashing::Ours);
     EXPECT_FALSE(r.hpccMeanQueue);
-    r = ModelRules{};
     EXPECT_FALSE(parseModelRules({"ns3", "", "", "", "", ""}, r, error));
-    EXPECT_EQ(error, "--compat must be none or hpcc, not 'ns3'");
+    EXPECT_EQ(error.message(), "--compat must be none or hpcc, not 'ns3'");
     EXPECT_FALSE(parseModelRules({"", "", "", "", "random", ""}, r, error));
-    EXPECT_EQ(error, "--ecmp must be ours or hpcc, not 'random'");
+    EXPECT_EQ(error.message(), "--ecmp must be ours or hpcc, not 'random'");
+    EXPECT_EQ(error.option, "ecmp");
 }
 
 // --compat=hpcc on the k=4 hpcc-bench inputs against the reference's fct.txt. Bounds are what the model

@@ -92,9 +92,9 @@ int main(int argc, char** argv) {
         return 1;
     }
     ModelRules rules;
-    std::string rulesError;
+    ModelRuleError rulesError;
     if (!parseModelRules(ruleOptions, rules, rulesError)) {
-        std::cerr << "mlnet-flows: " << rulesError << "\n";
+        std::cerr << "mlnet-flows: " << rulesError.message() << "\n";
         return 1;
     }
     CliNumbers numbers("mlnet-flows");

@@ -182,9 +182,9 @@ int main(int argc, char** argv) {
         return 1;
     }
     ModelRules rules;
-    std::string rulesError;
+    ModelRuleError rulesError;
     if (!parseModelRules(o.rules, rules, rulesError)) {  // the command line alone, for its usage errors
-        return usage(cmd, rulesError);
+        return usage(cmd, rulesError.message());
     }
     for (const auto& [flag, value] :
          {std::pair<const char*, std::string*>{"workload-configuration", &o.workload},
@@ -230,7 +230,6 @@ int main(int argc, char** argv) {
     }
 
     // Model rules: the description's, with the command line's on top (both checked already).
-    rules = ModelRules{};
     parseModelRules(mergeModelRuleOptions(settings.ruleOptions, o.rules), rules, rulesError);
     // Congestion control: the network's choice unless the command line names one.
     const std::string ccName = o.cc.empty() ? settings.cc : o.cc;

@@ -41,12 +41,12 @@ namespace {
 
 // Sets `value` from `text` when text is one of the two names; "" keeps it.
 bool pick(const char* option, const std::string& text, const char* ours, const char* reference,
-          bool& isReference, std::string& error) {
+          bool& isReference, ModelRuleError& error) {
     if (text.empty()) {
         return true;
     }
     if (text != ours && text != reference) {
-        error = std::string("--") + option + " must be " + ours + " or " + reference + ", not '" + text + "'";
+        error = {option, std::string("must be ") + ours + " or " + reference + ", not '" + text + "'"};
         return false;
     }
     isReference = text == reference;
@@ -55,11 +55,12 @@ bool pick(const char* option, const std::string& text, const char* ours, const c
 
 }  // namespace
 
-bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, std::string& error) {
+bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleError& error) {
+    rules = ModelRules{};
     if (o.compat == "hpcc") {
         rules = ModelRules::HpccCompatible();
     } else if (!o.compat.empty() && o.compat != "none") {
-        error = "--compat must be none or hpcc, not '" + o.compat + "'";
+        error = {"compat", "must be none or hpcc, not '" + o.compat + "'"};
         return false;
     }
     bool hpccFraming = rules.framing == Framing::Hpcc;

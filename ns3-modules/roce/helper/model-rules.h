@@ -42,7 +42,13 @@ struct ModelRules {
 struct ModelRuleOptions {
     std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange;
 };
-bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, std::string& error);
+// What was wrong: the option (as on the command line, without "--"; a description's key) and why.
+struct ModelRuleError {
+    std::string option, why;
+    std::string message() const { return "--" + option + " " + why; }
+};
+// Sets `rules` from the defaults and `options`.
+bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, ModelRuleError& error);
 // `over` applied on top of `base` (a network description's rules under the command line's): each option given
 // in `over` replaces base's; a given compat replaces base's compat and every rule base set on its own.
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over);

@@ -244,10 +244,9 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
             *field = s.string(key).value_or("");
         }
         ModelRules check;
-        std::string error;
+        ModelRuleError error;
         if (!parseModelRules(o, check, error)) {
-            // The parser names the option as on the command line: "--ecmp must be ...".
-            s.error(error.substr(2, error.find(' ') - 2), error.substr(error.find(' ') + 1));
+            s.error(error.option, error.why);
         }
     });
     if (!top.finish() || !d.topology || diag.hasErrors()) {
