@@ -229,6 +229,34 @@ TEST(RoceFabric, MultiDimensionalNetworkCarriesFlowsBetweenAnyTwoNpus) {
     EXPECT_GT(forwarded, 0u);
 }
 
+// An NPU's ports differ in rate when its dimensions do: a flow runs at the rate of the port it leaves on,
+// with or without the network-wide base RTT (GLOBAL_T), not at the rate of the NPU's first port.
+TEST(RoceFabric, FlowsOnAFastDimensionRunAtThatDimensionsRate) {
+    auto spec = std::make_shared<const TopologySpec>(
+        buildMultiDimensional({{DimensionKind::Ring, 4, gigabytesPerSecondToBytesPerNs(25), 500},
+                               {DimensionKind::Switch, 4, gigabytesPerSecondToBytesPerNs(100), 500}}));
+    for (bool global : {true, false}) {
+        Diagnostics diag;
+        FabricSettings settings = baseConfig();
+        settings.globalBaseRtt = global;
+        settings.ecn.clear();
+        settings.ecnPer25Gbps = EcnRule{0, 100'000, 400'000, 0.2};
+        TestNetwork net(spec, settings, diag);
+        ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+        net.runner.AddFlow(0, 4, 4'000'000, 3, 100, 0);  // NPU 0 -> 4: the switch dimension only
+        net.runner.AddFlow(1, 2, 1'000'000, 3, 100, 0);  // NPU 1 -> 2: one ring hop
+        ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+        ASSERT_EQ(net.runner.Fct().size(), 2u);
+        for (const FctRecordPs& r : net.runner.Fct()) {
+            // The ideal FCT is the size at the path's bottleneck rate plus the base RTT; a flow held to the
+            // 25 GB/s ring port would take 4x its ideal on the 100 GB/s switch dimension.
+            const double fctPs = static_cast<double>(r.finishPs - r.startPs);
+            EXPECT_NEAR(fctPs, static_cast<double>(r.idealPs), 0.01 * static_cast<double>(r.idealPs))
+                << r.srcNode << " -> " << r.dstNode << (global ? " (global base RTT)" : "");
+        }
+    }
+}
+
 TEST(SwitchMmu, RedMarkingFollowsPmaxBetweenKminAndKmax) {
     MmuConfig c;
     c.bufferBytes = 64 << 20;

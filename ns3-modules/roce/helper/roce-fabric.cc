@@ -173,6 +173,17 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     const uint32_t far = farthest(0);
     const uint32_t farther = farthest(far);
     m_globalFlow = far == farther ? FlowParamsOf(0, hosts > 1 ? 1 : 0) : FlowParamsOf(far, farther);
+    // The network-wide BDP must cover the fastest host port too: on networks whose ports differ in rate
+    // (multi-dimensional ones) the farthest pair may cross only slow links, and a window of its BDP would
+    // hold a fast port's flows below their line rate.
+    uint64_t fastestHostPortBps = 0;
+    for (const SpecCable& cable : m_spec->cables) {
+        if (cable.a < hosts || cable.b < hosts) {
+            fastestHostPortBps = std::max(fastestHostPortBps, cable.rateBps);
+        }
+    }
+    m_globalFlow.bdpBytes = std::max<uint64_t>(
+        m_globalFlow.bdpBytes, m_globalFlow.baseRttNs * fastestHostPortBps / 8'000'000'000ull);
     // Fixed streams: a switch's marking draws do not move when some other object creates a random variable.
     m_streamsUsed = AssignStreams(0);
 }
@@ -280,6 +291,18 @@ uint32_t RoceFabric::LongestRouteHops() const {
     return std::max<uint32_t>(longest, 1);
 }
 
+cc::FlowParams RoceFabric::StartParams(uint32_t srcHost, uint32_t dstHost) const {
+    if (!m_settings.globalBaseRtt) {
+        return FlowParamsOf(srcHost, dstHost);
+    }
+    cc::FlowParams params = m_globalFlow;
+    const Path path = PathBetween(srcHost, dstHost);
+    if (path.hops) {
+        params.lineRateBps = path.firstHopBps;
+    }
+    return params;
+}
+
 RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) const {
     Path path;
     std::vector<uint32_t> cables;
@@ -292,6 +315,7 @@ RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) con
         ++path.hops;
         path.delayPs += cable.delayPs;
         path.bottleneckBps = std::min(path.bottleneckBps, cable.rateBps);
+        path.firstHopBps = path.hops == 1 ? cable.rateBps : path.firstHopBps;
         path.payloadTxNs += uint64_t{m_settings.nic.mtuPayloadBytes} * 8'000'000'000ull / cable.rateBps;
     }
     return path;
@@ -301,7 +325,11 @@ cc::FlowParams RoceFabric::FlowParamsOf(uint32_t srcHost, uint32_t dstHost) cons
     const Path path = PathBetween(srcHost, dstHost);
     cc::FlowParams flow;
     flow.mtuBytes = m_settings.nic.mtuPayloadBytes;
-    flow.lineRateBps = m_nics.empty() ? 0 : m_nics[srcHost]->Device()->RateBps();
+    // A host with several ports (multi-dimensional networks: one per dimension) sends each flow at the rate
+    // of the port its route leaves on, not at its first port's.
+    flow.lineRateBps = path.hops        ? path.firstHopBps
+                       : m_nics.empty() ? 0
+                                        : m_nics[srcHost]->Device()->RateBps();
     if (path.hops == 0) {
         flow.lineRateBps = flow.lineRateBps ? flow.lineRateBps : 1;
         return flow;
@@ -342,8 +370,7 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     RoceNic& dst = *m_nics[dstHost];
     if (!m_settings.reuseConnections) {
         const uint16_t sport = NextSourcePort(srcHost, dstHost);
-        const cc::FlowParams params =
-            m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
+        const cc::FlowParams params = StartParams(srcHost, dstHost);
         const uint32_t context = dst.OpenReceive(messageId, srcHost, sport, flowDstPort);
         dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
         src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
@@ -357,8 +384,7 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     Connection& c = it->second;
     if (opened) {
         const uint16_t sport = NextSourcePort(srcHost, dstHost);
-        const cc::FlowParams params =
-            m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
+        const cc::FlowParams params = StartParams(srcHost, dstHost);
         c.receiveContext = dst.OpenReceive(m_nextConnection, srcHost, sport, flowDstPort);
         c.qp = src.OpenConnection(m_nextConnection, dstHost, c.receiveContext, priority, sport, flowDstPort,
                                   params);
