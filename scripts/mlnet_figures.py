@@ -362,3 +362,87 @@ def incast_rates(runs):
     axes[-1].set_xlabel("time since the flows start (us)")
     axes[0].set_title("Sending rates: incast flows (thin, colour) and the victim flow (black)")
     return fig, header, rows
+
+
+# ------------------------------------------------------------------------------------------------------ Themis
+
+GIB_BYTES_PER_NS = 1073741824 / 1e9  # ASTRA-sim's GB/s: 2^30 bytes per second
+
+
+def themis_utilisation(point):
+    """(allreduce.json's record, bandwidth utilisation): the bytes each NPU sent over all dimensions against
+    what its dimensions could carry in the all-reduce's time, sum_d bytes_d / (T x sum_d BW_d)."""
+    path = point.path("allreduce.json")
+    record = mp.read_json(path)
+    for key in ("duration_ns", "bytes_sent_per_dim", "bandwidth_gbps", "topology", "npus_count"):
+        mp.lookup(record, key, path)
+    if len(record["bytes_sent_per_dim"]) != len(record["bandwidth_gbps"]) or record["duration_ns"] <= 0:
+        raise InputError("%s: %d dimensions of bytes, %d bandwidths, duration %s ns" % (
+            path, len(record["bytes_sent_per_dim"]), len(record["bandwidth_gbps"]), record["duration_ns"]))
+    capacity = record["duration_ns"] * sum(bw * GIB_BYTES_PER_NS for bw in record["bandwidth_gbps"])
+    return record, sum(record["bytes_sent_per_dim"]) / capacity
+
+
+SHORT_DIMENSIONS = {"Ring": "R", "FullyConnected": "FC", "Switch": "S"}
+
+
+def network_label(record):
+    """'R8 S8' over '100/200': the dimensions, first one first, and their bandwidths (GB/s)."""
+    shape = " ".join("%s%d" % (SHORT_DIMENSIONS.get(kind, kind), n)
+                       for kind, n in zip(record["topology"], record["npus_count"]))
+    return "%s\n%s" % (shape, "/".join("%g" % bw for bw in record["bandwidth_gbps"]))
+
+
+def binary_bytes_text(value):
+    """64 MiB, 1 GiB: the all-reduce sizes are powers of two."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if value >= 1 << shift:
+            return "%g %s" % (value / (1 << shift), unit)
+    return "%d B" % value
+
+
+def themis(runs):
+    """Bandwidth utilisation of one all-reduce per network, ascending order against Themis, one panel per
+    (model, size), the improvement written above each Themis bar."""
+    networks = runs.values("network")
+    cases = [(m, s) for m in runs.values("model") for s in runs.values("size", model=m)]
+    header = ["network", "model", "size_bytes", "scheduling", "duration_us", "bytes_sent_per_dim",
+              "bandwidth_gbps", "utilisation", "improvement_over_ascending"]
+    rows = []
+    fig, axes = mp.figure(len(cases), 1, width=5.0 * len(cases), height=4.6, sharey=True)
+    axes = [axes] if len(cases) == 1 else list(axes.flat)
+    width = 0.38
+    for ax, (model, size) in zip(axes, cases):
+        labels, xs = [], []
+        for x, network in enumerate(networks):
+            found = {p["scheduling"]: themis_utilisation(p) for p in runs.select(network=network, model=model,
+                                                                                  size=size)}
+            if "ascending" not in found and "themis" not in found:
+                continue
+            base = found.get("ascending", (None, None))[1]
+            for offset, scheduling, colour in ((-width / 2, "ascending", "#999999"), (width / 2, "themis", "#0072B2")):
+                if scheduling not in found:
+                    continue
+                record, utilisation = found[scheduling]
+                gain = utilisation / base if base else None
+                rows.append([network, model, size, scheduling, record["duration_ns"] / 1e3,
+                             ";".join(str(b) for b in record["bytes_sent_per_dim"]),
+                             ";".join("%g" % bw for bw in record["bandwidth_gbps"]), utilisation, gain])
+                ax.bar([x + offset], [utilisation], width * 0.95, color=colour,
+                       label=None if labels else "ascending order" if scheduling == "ascending" else "Themis")
+                if scheduling == "themis" and gain:
+                    ax.annotate("x%.2f" % gain, (x + offset, utilisation), xytext=(0, 2), textcoords="offset points",
+                                ha="center", va="bottom", fontsize=8)
+            labels.append(network_label(next(iter(found.values()))[0]))
+            xs.append(x)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(labels, fontsize=7.5)
+        ax.set_title("%s, %s per NPU" % ("analytical" if model == "analytical" else "packet level (RoCE)",
+                                         binary_bytes_text(size)))
+        ax.set_xlabel("network: dimensions (R ring, FC fully connected, S switch)\nand their bandwidths (GB/s)")
+    axes[0].set_ylabel("bandwidth utilisation\n(bytes sent / (time x sum of dimension bandwidths))")
+    axes[0].set_ylim(0, 1.05)
+    mp.figure_legend(fig, axes[0])
+    if not runs.complete():
+        mp.figure_note(fig, runs.note())
+    return fig, header, rows

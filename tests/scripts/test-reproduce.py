@@ -8,7 +8,7 @@ Usage: tests/scripts/test-reproduce.py [-v] [unittest options]   (exit status 0:
 Covers: --list, an unknown NAME (exit 1 with a suggestion), a missing binary (exit 2 naming scripts/build),
 failed simulations (stand-in tools run through the real sweep; exit 3 naming the points), --no-run without
 results (exit 3), a malformed result file (exit 2 naming file and line), every figure family (FCT, queue CDF,
-iteration time, per-collective time, PFC timeline, incast victim, rate traces) rendered from fake runs (PNG and
+iteration time, per-collective time, PFC timeline, incast victim, rate traces, Themis utilisation) rendered from fake runs (PNG and
 PDF written, no temporaries left, CSV numbers checked against hand-computed values), an incomplete grid (figure
 written, the absent point reported), and the plotting module's pause timeline, CDF thinning, collective spans
 and size labels."""
@@ -332,6 +332,48 @@ class IncastFigures(Case):
         self.assertEqual([(r["flow"], r["role"], r["rate_changes"], r["last_rate_gbps"]) for r in dcqcn],
                          [("0", "incast", "2", "10"), ("4", "victim", "1", "25")])
         self.assertEqual([r for r in rows if r["cc"] == "none"], [])
+
+
+class ThemisFigure(Case):
+    """themis from fake runs: every network with bandwidths 1 and 3 GB/s and 1,000 ns all-reduces; ascending
+    sends (1,000 + 2 k) B per dimension, Themis twice that (k the network's index), so Themis' utilisation is
+    twice ascending's."""
+
+    def make(self, skip=None):
+        runs = FakeRuns("scenarios/themis/sweep.yaml", self.dir)
+        networks = list(dict.fromkeys(p.params["network"] for p in runs.points))
+        for point in runs.points:
+            if point.name == skip:
+                continue
+            k = networks.index(point.params["network"])
+            per_dim = (1000 + 2 * k) * (2 if point.params["scheduling"] == "themis" else 1)
+            runs.write(point, "allreduce.json", json.dumps({
+                "model": point.params["model"], "size_bytes": point.params["size"], "duration_ns": 1000,
+                "bytes_sent_per_dim": [per_dim, per_dim], "topology": ["Ring", "Switch"], "npus_count": [8, 8],
+                "bandwidth_gbps": [1, 3]}))
+            runs.finish(point)
+        return runs, networks
+
+    def test_utilisation(self):
+        runs, networks = self.make()
+        self.reproduce("themis", runs)
+        rows = self.assertFigure("themis")
+        self.assertEqual(len(rows), len(runs.points))
+        capacity = 1000 * 4 * 1073741824 / 1e9  # 1,000 ns at 1 + 3 GB/s of 2^30 bytes
+        for row in rows:
+            k = networks.index(row["network"])
+            factor = 2 if row["scheduling"] == "themis" else 1
+            self.assertAlmostEqual(float(row["utilisation"]), 2 * (1000 + 2 * k) * factor / capacity, places=5)
+            self.assertAlmostEqual(float(row["improvement_over_ascending"]), factor, places=5)
+            self.assertEqual(row["bandwidth_gbps"], "1;3")
+
+    def test_missing_point(self):
+        runs, _ = self.make(skip="network=2d-100-200,scheduling=ascending,model=packet,size=67108864")
+        result = self.reproduce("themis", runs)
+        self.assertIn("1 of 30 points absent", result.stderr)
+        rows = self.assertFigure("themis")
+        lonely = [r for r in rows if r["network"] == "2d-100-200" and r["model"] == "packet"]
+        self.assertEqual([(r["scheduling"], r["improvement_over_ascending"]) for r in lonely], [("themis", "")])
 
 
 class PlotModule(unittest.TestCase):
