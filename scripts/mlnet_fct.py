@@ -25,6 +25,7 @@ Neither is a strict lower bound (store-and-forward of one frame per hop is charg
 faster fabric links), so uncongested small flows can show slowdowns slightly below 1; clip=True raises them to 1
 as the HPCC paper's analysis script does.
 """
+import gzip
 import math
 import os
 import re
@@ -71,15 +72,17 @@ def ip_text(ip):
 
 def table_rows(path):
     """(line number, fields) of every non-blank line of a whitespace-separated text table (fct.txt, pfc.txt, queue
-    samples), read lazily; InputError naming the file when it cannot be read."""
+    samples; gzip-compressed when the name ends in .gz), read lazily; InputError naming the file when it cannot
+    be read."""
     try:
-        with open(path, encoding="ascii", errors="replace") as f:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="ascii", errors="replace") as f:
             for number, line in enumerate(f, 1):
                 fields = line.split()
                 if fields:
                     yield number, fields
-    except OSError as e:
-        raise InputError("%s: cannot read: %s" % (path, e.strerror or e)) from None
+    except (OSError, EOFError) as e:  # EOFError: a truncated .gz
+        raise InputError("%s: cannot read: %s" % (path, getattr(e, "strerror", None) or e)) from None
 
 
 def read_fct(path):

@@ -63,51 +63,62 @@ def hpcc_fct(runs):
     return fig, header, rows
 
 
+QUEUE_PERCENTILES = (50, 90, 99, 99.9)
+QUEUE_HEADER = ["cc", "samples", "zero_fraction"] + ["p%s_bytes" % p for p in QUEUE_PERCENTILES] + ["max_bytes"]
+
+
+def plot_queue_cdf(ax, title, series):
+    """The CDF of switch egress-queue samples of each (cc, queue-sample file) in `series`, one line per CC, on a
+    log x axis and a logit y axis; returns one CSV row per CC (QUEUE_HEADER)."""
+    rows = []
+    floor = 1000  # bytes: the log axis starts there; samples at or below it (one frame or less) are drawn at it
+    for i, (cc, path) in enumerate(series):
+        samples = mp.read_queue_samples(path)
+        if not samples:
+            raise InputError("%s: no queue samples (sampling window outside the run?)" % path)
+        q = mp.quantiles(samples, QUEUE_PERCENTILES)
+        rows.append([cc, len(samples), sum(1 for s in samples if s == 0) / len(samples)]
+                    + [q["p%s" % p] for p in QUEUE_PERCENTILES] + [max(samples)])
+        xs, ys = mp.ecdf_points(samples)
+        # A logit y axis spreads the tail (0.9, 0.99, 0.999) where the CCs differ; it cannot show 1 itself.
+        kept = [(max(x, floor), y) for x, y in zip(xs, ys) if y < 1]
+        style = mp.cc_style(cc, i)
+        style.pop("marker")
+        ax.step([x for x, _ in kept], [y for _, y in kept], where="post", linewidth=1.5, **style)
+    ax.set_xscale("log")
+    ax.set_yscale("logit")
+    ax.set_ylim(0.3, 0.9995)
+    ticks = [0.5, 0.9, 0.99, 0.999]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(["%g" % y for y in ticks])
+    ax.yaxis.set_minor_formatter(mp.NullFormatter())
+    ax.xaxis.set_major_formatter(mp.BYTES_FORMATTER)
+    ax.xaxis.set_minor_formatter(mp.NullFormatter())  # a panel within one decade would label minor ticks 2x10^3
+    ax.set_xlabel("switch egress queue (bytes)")
+    ax.set_ylabel("fraction of samples at or below")
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    return rows
+
+
 def hpcc_queues(runs):
     """CDF of switch egress-queue samples, one line per CC; a panel per workload and load."""
     panels = flow_panels(runs)
     ncols, nrows = panel_grid(len(panels))
     fig, axes = mp.figure(ncols, nrows)
     axes = [axes] if len(panels) == 1 else list(axes.flat)
-    percentiles = (50, 90, 99, 99.9)
-    header = ["workload", "load", "cc", "samples", "zero_fraction"] + ["p%s_bytes" % p for p in percentiles] + \
-        ["max_bytes"]
     rows = []
-    floor = 1000  # bytes: the log axis starts there; samples at or below it (one frame or less) are drawn at it
     for ax, (workload, load) in zip(axes, panels):
-        for i, cc in enumerate(mp.cc_sorted(runs.values("cc", workload=workload, load=load))):
-            point = runs.select(workload=workload, load=load, cc=cc)[0]
-            samples = mp.read_queue_samples(point.path("qlen.txt"))
-            if not samples:
-                raise InputError("%s: no queue samples (QLEN_MON_FILE window outside the run?)"
-                                 % point.path("qlen.txt"))
-            q = mp.quantiles(samples, percentiles)
-            rows.append([workload, load, cc, len(samples), sum(1 for s in samples if s == 0) / len(samples)]
-                        + [q["p%s" % p] for p in percentiles] + [max(samples)])
-            xs, ys = mp.ecdf_points(samples)
-            # A logit y axis spreads the tail (0.9, 0.99, 0.999) where the CCs differ; it cannot show 1 itself.
-            kept = [(max(x, floor), y) for x, y in zip(xs, ys) if y < 1]
-            style = mp.cc_style(cc, i)
-            style.pop("marker")
-            ax.step([x for x, _ in kept], [y for _, y in kept], where="post", linewidth=1.5, **style)
-        ax.set_xscale("log")
-        ax.set_yscale("logit")
-        ax.set_ylim(0.3, 0.9995)
-        ticks = [0.5, 0.9, 0.99, 0.999]
-        ax.set_yticks(ticks)
-        ax.set_yticklabels(["%g" % y for y in ticks])
-        ax.yaxis.set_minor_formatter(mp.NullFormatter())
-        ax.xaxis.set_major_formatter(mp.BYTES_FORMATTER)
-        ax.set_xlabel("switch egress queue (bytes)")
-        ax.set_ylabel("fraction of samples at or below")
-        ax.set_title("%s, %d%% load" % (workload_label(workload), round(load * 100)))
-        ax.legend(loc="lower right")
+        series = [(cc, runs.select(workload=workload, load=load, cc=cc)[0].path("qlen.txt"))
+                  for cc in mp.cc_sorted(runs.values("cc", workload=workload, load=load))]
+        title = "%s, %d%% load" % (workload_label(workload), round(load * 100))
+        rows += [[workload, load] + row for row in plot_queue_cdf(ax, title, series)]
     for ax in axes[len(panels):]:
         ax.set_visible(False)
     mp.figure_note(fig, "Samples: every switch egress queue at a dequeue, at most once per 10 us per port; logit y "
                         "axis; samples up to 1 KB (one frame) drawn at 1 KB%s" % (
                             "; " + runs.note() if runs.note() else ""))
-    return fig, header, rows
+    return fig, ["workload", "load"] + QUEUE_HEADER, rows
 
 
 def training_summaries(runs):
@@ -275,6 +286,34 @@ def roce_cc_pauses(runs):
     axes[0].set_title("Switch ports paused by PFC: %s,\n%s (seed %s)" % (
         workload_label(workload), BACKGROUND_LABELS.get(background, background), seed))
     return fig, header, rows
+
+
+def roce_cc_queues(runs):
+    """CDF of switch egress-queue samples of the training runs, one line per CC; a panel per workload (rows) and
+    background (columns), seed 1."""
+    workloads = runs.values("workload")
+    backgrounds = [b for b in ("none", "websearch30", "websearch50") if b in runs.values("background")]
+    fig, axes = mp.figure(len(backgrounds), len(workloads), width=4.3 * len(backgrounds),
+                          height=3.2 * len(workloads) + 0.4)
+    axes = [[axes]] if len(backgrounds) * len(workloads) == 1 else axes  # else a 2-D array (no squeeze)
+    rows = []
+    for r, workload in enumerate(workloads):
+        for c, background in enumerate(backgrounds):
+            ax = axes[r][c]
+            points = runs.select(workload=workload, background=background)
+            if not points:
+                ax.set_visible(False)
+                continue
+            seed = min(p["seed"] for p in points)
+            series = [(cc, runs.select(workload=workload, background=background, cc=cc, seed=seed)[0]
+                       .path("qlen.txt.gz"))
+                      for cc in mp.cc_sorted(runs.values("cc", workload=workload, background=background, seed=seed))]
+            title = "%s,\n%s" % (workload_label(workload), BACKGROUND_LABELS.get(background, background))
+            rows += [[workload, background, seed] + row for row in plot_queue_cdf(ax, title, series)]
+    mp.figure_note(fig, "Samples: every switch egress queue (leaves and spines) at a dequeue, at most once per 100 us "
+                        "per port; logit y axis; samples up to 1 KB drawn at 1 KB; seed 1%s" % (
+                            "; " + runs.note() if runs.note() else ""))
+    return fig, ["workload", "background", "seed"] + QUEUE_HEADER, rows
 
 
 def incast_flows(point):

@@ -8,11 +8,12 @@ Usage: tests/scripts/test-reproduce.py [-v] [unittest options]   (exit status 0:
 Covers: --list, an unknown NAME (exit 1 with a suggestion), a missing binary (exit 2 naming scripts/build),
 failed simulations (stand-in tools run through the real sweep; exit 3 naming the points), --no-run without
 results (exit 3), a malformed result file (exit 2 naming file and line), every figure family (FCT, queue CDF,
-iteration time, per-collective time, PFC timeline, incast victim, rate traces, Themis utilisation) rendered from fake runs (PNG and
-PDF written, no temporaries left, CSV numbers checked against hand-computed values), an incomplete grid (figure
-written, the absent point reported), and the plotting module's pause timeline, CDF thinning, collective spans
-and size labels."""
+iteration time, per-collective time, PFC timeline, training queue CDF from .gz samples, incast victim, rate
+traces, Themis utilisation) rendered from fake runs (PNG and PDF written, no temporaries left, CSV numbers
+checked against hand-computed values), an incomplete grid (figure written, the absent point reported), and the
+plotting module's pause timeline, CDF thinning, collective spans and size labels."""
 import csv
+import gzip
 import importlib.machinery
 import importlib.util
 import json
@@ -256,8 +257,23 @@ class TrainingFigures(Case):
             background = {"fct_slowdown": {"p50": 1.5, "p95": 4, "p99": 9}} if p["background"] != "none" else None
             runs.write(point, "summary.json", summary(iteration, paused, all_reduces(1000 * factor), background))
             runs.write(point, "pfc.txt", pfc)
+            # Queue samples 0, 0, 1000 f, 2000 f, 3000 f (f the CC's number), gzip-compressed as run-point keeps them.
+            samples = "".join("%d 40 1 %d\n" % (t, q) for t, q in enumerate((0, 0, 1000 * factor, 2000 * factor,
+                                                                             3000 * factor)))
+            with gzip.open(os.path.join(runs.dir, point.name, "qlen.txt.gz"), "wt") as f:
+                f.write(samples)
             runs.finish(point)
         return runs
+
+    def test_queue_figure(self):
+        runs = self.make()
+        self.reproduce("roce-cc-queues-small", runs)
+        rows = self.assertFigure("roce-cc-queues-small")
+        self.assertEqual(len(rows), len(runs.points))  # a row per (workload, background, CC): one seed
+        timely = [r for r in rows if (r["workload"], r["background"], r["cc"]) == ("dlrm-a2a", "none", "timely")][0]
+        # Nearest rank: p50 is the third of five samples, 1000 x 4.
+        self.assertEqual((timely["samples"], timely["zero_fraction"], timely["p50_bytes"], timely["max_bytes"]),
+                         ("5", "0.4", "4000", "12000"))
 
     def test_iteration_figure(self):
         runs = self.make()
