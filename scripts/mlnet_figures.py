@@ -1,5 +1,6 @@
 """The figures of docs/figures.md, each a function of the finished sweep points it is drawn from (scripts/reproduce
 runs the points and calls them): the plot on matplotlib's current figure, and the rows of its CSV."""
+import os
 import re
 
 import mlnet_fct
@@ -308,6 +309,11 @@ def roce_cc_queues(runs):
             series = [(cc, runs.select(workload=workload, background=background, cc=cc, seed=seed)[0]
                        .path("qlen.txt.gz"))
                       for cc in mp.cc_sorted(runs.values("cc", workload=workload, background=background, seed=seed))]
+            for _, path in series:
+                if not os.path.exists(path):
+                    raise InputError("%s is missing: the point ran before the training networks sampled queues; "
+                                     "run the sweep again into a new --runs folder (or delete this point's folder)"
+                                     % path)
             title = "%s,\n%s" % (workload_label(workload), BACKGROUND_LABELS.get(background, background))
             rows += [[workload, background, seed] + row for row in plot_queue_cdf(ax, title, series)]
     mp.figure_note(fig, "Samples: every switch egress queue (leaves and spines) at a dequeue, at most once per 100 us "

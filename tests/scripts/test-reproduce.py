@@ -275,6 +275,13 @@ class TrainingFigures(Case):
         self.assertEqual((timely["samples"], timely["zero_fraction"], timely["p50_bytes"], timely["max_bytes"]),
                          ("5", "0.4", "4000", "12000"))
 
+    def test_queue_figure_on_runs_without_samples(self):
+        runs = self.make()
+        os.remove(os.path.join(runs.dir, runs.points[0].name, "qlen.txt.gz"))
+        result = run("roce-cc-queues-small", "--no-run", "--runs", runs.dir, "--out", self.out)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("qlen.txt.gz is missing: the point ran before", result.stderr)
+
     def test_iteration_figure(self):
         runs = self.make()
         self.reproduce("roce-cc-training-small", runs)
