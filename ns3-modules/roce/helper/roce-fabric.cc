@@ -296,6 +296,11 @@ cc::FlowParams RoceFabric::StartParams(uint32_t srcHost, uint32_t dstHost) const
         return FlowParamsOf(srcHost, dstHost);
     }
     cc::FlowParams params = m_globalFlow;
+    const RoceNic& nic = *m_nics[srcHost];
+    if (nic.NumPorts() == 1) {
+        params.lineRateBps = nic.Device()->RateBps();  // no route to walk for the usual one-port host
+        return params;
+    }
     const Path path = PathBetween(srcHost, dstHost);
     if (path.hops) {
         params.lineRateBps = path.firstHopBps;
@@ -315,7 +320,9 @@ RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) con
         ++path.hops;
         path.delayPs += cable.delayPs;
         path.bottleneckBps = std::min(path.bottleneckBps, cable.rateBps);
-        path.firstHopBps = path.hops == 1 ? cable.rateBps : path.firstHopBps;
+        if (path.hops == 1) {
+            path.firstHopBps = cable.rateBps;
+        }
         path.payloadTxNs += uint64_t{m_settings.nic.mtuPayloadBytes} * 8'000'000'000ull / cable.rateBps;
     }
     return path;
