@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
     net.pfcEnabled = pfc;
     net.seed = seed;
     net.pcapPath = pcap;
-    rules.ApplyTo(net, selection.name);
+    rules.ApplyTo(net, selection.algorithm);
 
     const double cpuStart = processCpuSeconds();
     RoceFabric network(topology, net, diag);
@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
     network.FinishCapture();
 
     const NetworkTotals totals = networkTotals(network);
-    std::printf("congestion control: %s (%s)\n", selection.name.c_str(), ccPreset.c_str());
+    std::printf("congestion control: %s (%s)\n", selection.Name(), ccPreset.c_str());
     std::printf("model rules: %s\n", describeModelRules(rules).c_str());
     std::printf("flows: %llu of %zu finished; drops %llu; PFC pause frames received %llu\n",
                 static_cast<unsigned long long>(runner.FlowsFinished()), flows.size(),

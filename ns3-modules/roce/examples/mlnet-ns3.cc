@@ -247,7 +247,7 @@ int main(int argc, char** argv) {
                "at line rate within their window, with no congestion-control reaction\n";
     }
     applyCongestionControl(settings.fabric, selection);
-    rules.ApplyTo(settings.fabric, selection.name);
+    rules.ApplyTo(settings.fabric, selection.algorithm);
     settings.fabric.seed = o.seed ? o.seed : settings.seed;
     settings.fabric.pcapPath = o.pcap;
     settings.fabric.switches.queueHistograms = true;
@@ -355,10 +355,10 @@ int main(int argc, char** argv) {
         timeline->close();
     }
     RunInputs inputs{
-        o.workload, o.system, o.network, settings.form, selection.name, preset, describeModelRules(rules),
+        o.workload, o.system, o.network, settings.form, selection.Name(), preset, describeModelRules(rules),
         setup,      fabric};
     writeSummary(out.summary, inputs, run, diag);
-    printNetworkSummary(run, selection.name, out.summary);
+    printNetworkSummary(run, selection.Name(), out.summary);
     std::cerr << diag.format(Severity::Warning);
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Error);

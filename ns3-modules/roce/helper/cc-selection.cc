@@ -103,28 +103,30 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
                                     const std::string& presetName, Diagnostics& diag,
                                     const ModelRules& rules) {
     CcSelection s;
-    std::string name = algorithm;
-    if (name.empty()) {
+    CcAlgorithm chosen = CcAlgorithm::None;
+    if (algorithm.empty()) {
         switch (config.ccMode) {
             case kCcModeDcqcn:
-                name = "dcqcn";
+                chosen = CcAlgorithm::Dcqcn;
                 break;
             case kCcModeHpcc:
-                name = "hpcc";
+                chosen = CcAlgorithm::Hpcc;
                 break;
             case kCcModeTimely:
-                name = "timely";
+                chosen = CcAlgorithm::Timely;
                 break;
             case kCcModeDctcp:
-                name = "dctcp";
+                chosen = CcAlgorithm::Dctcp;
                 break;
             case kCcModeHpccPint:
                 diag.error(config.path + ": CC_MODE 10 (HPCC-PINT) is not implemented; use CC_MODE 3 (HPCC)");
                 return s;
             default:
-                name = "none";
                 break;
         }
+    } else if (!parseCcAlgorithm(algorithm, chosen)) {
+        diag.error("--cc must be none, dcqcn, hpcc, timely or dctcp, not '" + algorithm + "'");
+        return s;
     }
     Preset preset = Preset::Config;
     if (!parsePreset(presetName, preset)) {
@@ -133,45 +135,50 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
     }
     // The attribute values at selection time (Config::SetDefault / --mlnet::roce::RoceCcConfig::... options).
     const ns3::Ptr<RoceCcConfig> attributes = ns3::CreateObject<RoceCcConfig>();
-    s.name = name;
+    s.algorithm = chosen;
     const bool hasWindow = config.hasWindow;
-    if (name == "none") {
-        s.factory = [hasWindow](const cc::FlowParams& flow) {
-            return std::make_unique<cc::NoCongestionControl>(flow, hasWindow ? flow.bdpBytes : 0);
-        };
-    } else if (name == "dcqcn") {
-        // The paper's notification point sends real CNPs (at most one per QP per 50 us); the reference echoes
-        // ECN on every ACK instead.
-        s.ecnEchoOnAck = preset != Preset::Paper;
-        s.factory = presetFactory<cc::Dcqcn>(preset, dcqcnFromConfig(config, diag), attributes->Dcqcn(),
-                                             cc::dcqcnPaper, cc::dcqcnHpccPaper);
-    } else if (name == "hpcc") {
-        s.intEnabled = true;
-        const bool meanQueue = rules.hpccMeanQueue;
-        cc::HpccParams fromConfig = hpccFromConfig(config, diag);
-        fromConfig.meanQueue = meanQueue;
-        s.factory = presetFactory<cc::Hpcc>(
-            preset, fromConfig, attributes->Hpcc(),
-            [meanQueue](uint64_t) {
-                cc::HpccParams p = cc::hpccDefault();
-                p.meanQueue = meanQueue;
-                return p;
-            },
-            [meanQueue](uint64_t lineRateBps) {
-                cc::HpccParams p = cc::hpccPaper(lineRateBps);
-                p.meanQueue = meanQueue;
-                return p;
-            });
-    } else if (name == "timely") {
-        s.factory = presetFactory<cc::Timely>(
-            preset, timelyFromConfig(config, diag), attributes->Timely(),
-            [](uint64_t) { return cc::timelyPaper(); }, cc::timelyHpccPaper);
-    } else if (name == "dctcp") {
-        s.factory = presetFactory<cc::Dctcp>(
-            preset, dctcpFromConfig(config, diag), attributes->Dctcp(),
-            [](uint64_t) { return cc::dctcpWindow(); }, [](uint64_t) { return cc::dctcpHpccPaper(); });
-    } else {
-        diag.error("--cc must be none, dcqcn, hpcc, timely or dctcp, not '" + name + "'");
+    switch (chosen) {
+        case CcAlgorithm::None:
+            s.factory = [hasWindow](const cc::FlowParams& flow) {
+                return std::make_unique<cc::NoCongestionControl>(flow, hasWindow ? flow.bdpBytes : 0);
+            };
+            break;
+        case CcAlgorithm::Dcqcn:
+            // The paper's notification point sends real CNPs (at most one per QP per 50 us); the reference
+            // echoes ECN on every ACK instead.
+            s.ecnEchoOnAck = preset != Preset::Paper;
+            s.factory = presetFactory<cc::Dcqcn>(preset, dcqcnFromConfig(config, diag), attributes->Dcqcn(),
+                                                 cc::dcqcnPaper, cc::dcqcnHpccPaper);
+            break;
+        case CcAlgorithm::Hpcc: {
+            s.intEnabled = true;
+            const bool meanQueue = rules.hpccMeanQueue;
+            cc::HpccParams fromConfig = hpccFromConfig(config, diag);
+            fromConfig.meanQueue = meanQueue;
+            s.factory = presetFactory<cc::Hpcc>(
+                preset, fromConfig, attributes->Hpcc(),
+                [meanQueue](uint64_t) {
+                    cc::HpccParams p = cc::hpccDefault();
+                    p.meanQueue = meanQueue;
+                    return p;
+                },
+                [meanQueue](uint64_t lineRateBps) {
+                    cc::HpccParams p = cc::hpccPaper(lineRateBps);
+                    p.meanQueue = meanQueue;
+                    return p;
+                });
+            break;
+        }
+        case CcAlgorithm::Timely:
+            s.factory = presetFactory<cc::Timely>(
+                preset, timelyFromConfig(config, diag), attributes->Timely(),
+                [](uint64_t) { return cc::timelyPaper(); }, cc::timelyHpccPaper);
+            break;
+        case CcAlgorithm::Dctcp:
+            s.factory = presetFactory<cc::Dctcp>(
+                preset, dctcpFromConfig(config, diag), attributes->Dctcp(),
+                [](uint64_t) { return cc::dctcpWindow(); }, [](uint64_t) { return cc::dctcpHpccPaper(); });
+            break;
     }
     return s;
 }

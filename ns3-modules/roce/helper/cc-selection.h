@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cc-algorithm.h"
 #include "hpcc-config.h"
 #include "model-rules.h"
 #include "roce-nic.h"
@@ -15,7 +16,8 @@
 namespace mlnet::roce {
 
 struct CcSelection {
-    std::string name = "none";
+    CcAlgorithm algorithm = CcAlgorithm::None;
+    const char* Name() const { return ccAlgorithmName(algorithm); }
     RoceNic::CcFactory factory;
     bool ecnEchoOnAck = true;  // the receiver echoes CE on ACKs (HPCC-compatible) instead of sending CNPs
     bool intEnabled = false;   // data carries INT and ACKs echo it (HPCC)

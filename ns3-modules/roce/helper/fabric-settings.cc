@@ -9,9 +9,10 @@ void applyCongestionControl(FabricSettings& settings, const CcSelection& selecti
     settings.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
     settings.nic.intEnabled = selection.intEnabled;
     // The block the reference's INT mode puts on every data packet and ACK (used by the HPCC framing only).
-    settings.nic.frames.hpccIntBlockBytes = selection.name == "hpcc"     ? FrameCharges::kHpccIntBlockBytes
-                                            : selection.name == "timely" ? FrameCharges::kTimelyIntBlockBytes
-                                                                         : 0;
+    settings.nic.frames.hpccIntBlockBytes =
+        selection.algorithm == CcAlgorithm::Hpcc     ? FrameCharges::kHpccIntBlockBytes
+        : selection.algorithm == CcAlgorithm::Timely ? FrameCharges::kTimelyIntBlockBytes
+                                                     : 0;
 }
 
 FabricSettings fabricSettingsFromHpccConfig(const HpccConfig& config, const CcSelection& selection) {

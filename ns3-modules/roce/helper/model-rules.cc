@@ -14,10 +14,11 @@ ModelRules ModelRules::HpccCompatible() {
     return r;
 }
 
-void ModelRules::ApplyTo(FabricSettings& settings, const std::string& ccName) const {
+void ModelRules::ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const {
     settings.nic.frames.framing = framing;
     settings.ecmp = ecmp;
-    settings.nic.shiftPacingOnRateChange = hpccShiftPacing && ccName == "hpcc";  // the reference: HPCC only
+    // The reference: HPCC only.
+    settings.nic.shiftPacingOnRateChange = hpccShiftPacing && algorithm == CcAlgorithm::Hpcc;
 }
 
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {

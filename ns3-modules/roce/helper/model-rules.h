@@ -9,6 +9,7 @@
 
 #include "ns3/command-line.h"
 
+#include "cc-algorithm.h"
 #include "frame-charges.h"
 #include "network/routing.h"
 
@@ -33,7 +34,7 @@ struct ModelRules {
     static ModelRules HpccCompatible();
     // The rules the fabric applies: framing and ECMP. (The HPCC queue term goes to selectCongestionControl,
     // the flow starts to loadFlowFile.)
-    void ApplyTo(FabricSettings& settings, const std::string& ccName) const;
+    void ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const;
 };
 
 // The tools' options for the rules (AddModelRuleOptions). `compat` ("",
