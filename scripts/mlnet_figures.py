@@ -458,7 +458,7 @@ def themis(runs):
     axes = [axes] if len(cases) == 1 else list(axes.flat)
     width = 0.38
     for ax, (model, size) in zip(axes, cases):
-        labels, xs = [], []
+        labels, xs, in_legend = [], [], set()
         for x, network in enumerate(networks):
             found = {p["scheduling"]: themis_utilisation(p) for p in runs.select(network=network, model=model,
                                                                                   size=size)}
@@ -474,7 +474,9 @@ def themis(runs):
                              ";".join(str(b) for b in record["bytes_sent_per_dim"]),
                              ";".join("%g" % bw for bw in record["bandwidth_gbps"]), utilisation, gain])
                 ax.bar([x + offset], [utilisation], width * 0.95, color=colour,
-                       label=None if labels else "ascending order" if scheduling == "ascending" else "Themis")
+                       label=None if scheduling in in_legend else
+                       "ascending order" if scheduling == "ascending" else "Themis")
+                in_legend.add(scheduling)
                 if scheduling == "themis" and gain:
                     ax.annotate("x%.2f" % gain, (x + offset, utilisation), xytext=(0, 2), textcoords="offset points",
                                 ha="center", va="bottom", fontsize=8)
