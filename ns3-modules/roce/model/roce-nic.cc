@@ -87,6 +87,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.ccTimerPs = 0;
     q.messages.clear();
     q.head = q.sending = 0;
+    q.sendingStartSeq = q.sendingEndSeq = 0;
     q.dstQp = dstContext;
     q.state = QpState::Idle;
     ++m_activeQps;
@@ -150,6 +151,7 @@ bool RoceNic::CompleteMessages(uint32_t qp) {
             if (q.head == q.messages.size()) {
                 q.messages.clear();
                 q.head = q.sending = 0;
+                q.sendingStartSeq = q.sendingEndSeq = 0;
             }
             return true;
         }
@@ -309,19 +311,25 @@ RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
 }
 
 void RoceNic::SeekSending(QueuePair& q) {
+    if (q.sending >= q.head && q.sending < q.messages.size() && q.sndNxt < q.sendingEndSeq &&
+        (q.sending == q.head || q.sendingStartSeq <= q.sndNxt)) {
+        return;  // sndNxt is still inside the message being sent
+    }
     if (q.sending < q.head || (q.sending > q.head && q.messages[q.sending - 1].endSeq > q.sndNxt)) {
         q.sending = q.head;  // sndNxt went back (go-back-N or a timeout)
     }
     while (q.sending < q.messages.size() && q.messages[q.sending].endSeq <= q.sndNxt) {
         ++q.sending;
     }
+    q.sendingStartSeq = q.sending > 0 ? q.messages[q.sending - 1].endSeq : 0;
+    q.sendingEndSeq = q.sending < q.messages.size() ? q.messages[q.sending].endSeq : 0;
 }
 
 RocePacket* RoceNic::BuildData(uint32_t qp) {
     QueuePair& q = m_qps[qp];
     const TimePs now = nowPs();
     SeekSending(q);
-    const uint64_t boundary = q.messages[q.sending].endSeq;  // a packet never spans two messages
+    const uint64_t boundary = q.sendingEndSeq;  // a packet never spans two messages
     const uint32_t payload =
         static_cast<uint32_t>(std::min<uint64_t>(m_settings.mtuPayloadBytes, boundary - q.sndNxt));
     RocePacket* p = m_pool->allocate();

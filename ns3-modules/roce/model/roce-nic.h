@@ -151,6 +151,10 @@ private:
         // Unacknowledged messages in order; messages[head] is the oldest. `sending` is the one sndNxt is in.
         std::vector<OutgoingMessage> messages;
         std::size_t head = 0, sending = 0;
+        // messages[sending - 1].endSeq (0 for the first) and messages[sending].endSeq, as SeekSending last
+        // found them (0: not known), so the next packet's boundary is found without reading the message
+        // array, one cache miss per data packet when thousands of QPs are active. Reset with `sending`.
+        uint64_t sendingStartSeq = 0, sendingEndSeq = 0;
         // Ring links (Ready state).
         uint32_t prev = 0, next = 0;
         uint32_t lastFrameBytes = 0;  // of the last data frame sent (shiftPacingOnRateChange)
