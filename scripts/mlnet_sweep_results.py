@@ -134,7 +134,8 @@ def point_status(out, point):
 
 def check_not_stale(spec, out, points, statuses, retry_failed):
     """Refuses to mix results of another command into this sweep: a finished point must have been run with the
-    command the spec gives it now."""
+    command the spec gives it now, and with the same content of the spec's inputs."""
+    digests = spec.input_digests() if spec.inputs else {}
     for point in points:
         status = statuses[point.index]
         if status is None or (status["state"] == "failed" and retry_failed):
@@ -146,3 +147,10 @@ def check_not_stale(spec, out, points, statuses, retry_failed):
                             "  now:  %s\ndelete %s to rerun it, or use another --out"
                             % (spec.path, point.name, out, recorded.get("command"), command,
                                os.path.join(out, point.name)))
+        then = recorded.get("inputs", {})
+        changed = [name for name, digest in digests.items() if then.get(name) != digest]
+        if changed:
+            raise SpecError("%s: point %s in %s ran with other inputs: %s %s since (or the point predates the "
+                            "spec's inputs list)\ndelete %s to rerun it, or use another --out"
+                            % (spec.path, point.name, out, ", ".join(changed),
+                               "changed" if len(changed) > 1 else "has changed", os.path.join(out, point.name)))

@@ -17,6 +17,9 @@ SPEC is YAML (.yaml, .yml; needs python3-yaml) or JSON (.json):
     bench: "{shared}/workloads/hpcc-bench"
   env: {OMP_NUM_THREADS: 1}      # optional environment variables for the command (placeholders allowed)
   timeout: 600                   # optional: seconds per point; a point still running then is killed, failed
+  inputs: [network.json, "{shared}/workloads/k4_topo.txt"]   # optional: files the points read (relative to the
+      # spec's folder; {spec_dir}, {repo} and {shared} allowed): a finished point whose inputs changed since it ran
+      # is refused as stale, as one whose command changed
   collect:                       # optional: the result columns of results.csv, in this order
     iteration_ns: {file: summary.json, key: iteration_time_ns}   # a JSON value by dotted path
     rank0_ns:     {file: summary.json, key: ranks.0.finish_ns}   # list items by position, from 0
@@ -58,9 +61,11 @@ import shlex
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOP_KEYS = ("name", "description", "command", "axes", "vars", "env", "timeout", "collect", "slurm")
+TOP_KEYS = ("name", "description", "command", "axes", "vars", "env", "timeout", "inputs", "collect", "slurm")
 RULE_KEYS = ("file", "key", "regex", "column", "stat", "where", "skip")
 BUILTINS = ("out", "point", "index", "spec_dir", "repo", "bin", "shared", "python")
+# What an input path may name: the same for every point, so the inputs are hashed once per sweep.
+INPUT_PLACEHOLDERS = ("spec_dir", "repo", "shared")
 STATUS_COLUMNS = ("status", "exit_code", "error")
 TIMING_COLUMNS = ("wall_s", "host")
 # Options the batch script sets itself: a spec's slurm section may not override them.
@@ -334,6 +339,8 @@ class Spec:
         if self.timeout is not None and (not isinstance(self.timeout, (int, float)) or isinstance(self.timeout, bool)
                                          or self.timeout <= 0):
             raise top.child("timeout", doc).error("expected a number of seconds above 0, found %r" % self.timeout)
+        self.inputs = self._read_inputs(doc.get("inputs", []), top.child("inputs", doc))
+        self._digests = None
         self.rules = self._read_collect(doc.get("collect", {}), top.child("collect", doc), defined)
         self.slurm = self._read_slurm(doc.get("slurm", {}), top.child("slurm", doc))
 
@@ -442,6 +449,33 @@ class Spec:
             result.append((key, template))
         return result
 
+    def _read_inputs(self, inputs, where):
+        if not isinstance(inputs, list) or not all(isinstance(i, str) and i.strip() for i in inputs):
+            raise where.error("expected a list of file paths (relative to the spec's folder, or starting with "
+                              "{spec_dir}, {repo} or {shared})")
+        result = []
+        for text in inputs:
+            template = Template(text, where)
+            template.check(set(INPUT_PLACEHOLDERS), where)
+            result.append((text, template))
+        return result
+
+    def input_digests(self):
+        """{input as the spec writes it: SHA-256 of its content}, read once; SpecError naming a missing input."""
+        if self._digests is None:
+            values = self.base_values()
+            digests = {}
+            for text, template in self.inputs:
+                path = os.path.join(self.dir, template.render(values))
+                try:
+                    with open(path, "rb") as f:
+                        digests[text] = hashlib.sha256(f.read()).hexdigest()
+                except OSError as e:
+                    raise SpecError("%s: input %r: cannot read %s: %s" % (self.path, text, path,
+                                                                         e.strerror or e)) from None
+            self._digests = digests
+        return self._digests
+
     def _read_collect(self, collect, where, defined):
         if not isinstance(collect, dict):
             raise where.error("expected a mapping of result column names to rules")
@@ -486,15 +520,17 @@ class Spec:
             points.append(Point(index, params, name))
         return points
 
+    def base_values(self):
+        """The built-in placeholders that are the same for every point."""
+        return {"spec_dir": self.dir, "repo": ROOT,
+                "bin": os.path.abspath(os.path.join(os.environ.get("BUILD_DIR", os.path.join(ROOT, "build")), "bin")),
+                "shared": os.path.abspath(os.environ.get("MLNET_SHARED_DIR", os.path.join(ROOT, "..", "shared"))),
+                "python": sys.executable}
+
     def values(self, point, out):
         """Every placeholder's text for one point."""
-        values = {"out": os.path.join(out, point.name), "point": point.name, "index": str(point.index),
-                  "spec_dir": self.dir, "repo": ROOT,
-                  "bin": os.path.join(os.environ.get("BUILD_DIR", os.path.join(ROOT, "build")), "bin"),
-                  "shared": os.environ.get("MLNET_SHARED_DIR", os.path.join(ROOT, "..", "shared")),
-                  "python": sys.executable}
-        values["bin"] = os.path.abspath(values["bin"])
-        values["shared"] = os.path.abspath(values["shared"])
+        values = dict(self.base_values(), out=os.path.join(out, point.name), point=point.name,
+                      index=str(point.index))
         values.update((k, format_value(v)) for k, v in point.params.items())
         for name, template in self.vars:
             values[name] = template.render(values)

@@ -342,6 +342,29 @@ def test_changed_command_is_refused():
         box.close()
 
 
+def test_changed_input_is_refused():
+    box = Sandbox(spec_dict(axes={"a": ["x"], "b": [1, 2]}, inputs=["network.json", "{spec_dir}/fake.py"]))
+    try:
+        network = os.path.join(box.dir, "network.json")
+        with open(network, "w") as f:
+            f.write('{"rate": "100Gbps"}\n')
+        box.sweep(check=0)
+        recorded = json.load(open(os.path.join(box.out, "a=x,b=1", "point.json")))
+        if sorted(recorded["inputs"]) != ["network.json", "{spec_dir}/fake.py"]:
+            raise AssertionError("point.json inputs: %r" % recorded["inputs"])
+        box.sweep(check=0)  # unchanged: the finished points are kept
+        with open(network, "w") as f:
+            f.write('{"rate": "400Gbps"}\n')
+        result = box.sweep(check=2)
+        contains(result.stderr, "ran with other inputs: network.json has changed", "error")
+        contains(result.stderr, "delete %s" % os.path.join(box.out, "a=x,b=1"), "error")
+        os.remove(network)
+        result = box.sweep(check=2)
+        contains(result.stderr, "input 'network.json': cannot read", "error")
+    finally:
+        box.close()
+
+
 def test_shell_command_and_vars():
     spec = {"command": "{python} {script} {a} {b} {log} > shell-out.txt && echo 'spaced {{braces}}' >> shell-out.txt",
             "axes": {"a": ["with space", "plain"], "b": [7]},
@@ -387,6 +410,8 @@ def test_malformed_specs():
         ({"command": "echo {a}", "axes": {"a": [1]}, "timeout": 0}, "timeout: expected a number of seconds above 0"),
         ({"command": "echo {a}", "axes": {"a": [1]}, "slurm": {"array": "0-3"}}, "slurm.array: --array is set by"),
         ({"command": "echo {a}", "axes": {"a": [[1, 2]]}}, "axes.a: expected strings, numbers or booleans"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "inputs": "net.json"}, "inputs: expected a list of file paths"),
+        ({"command": "echo {a}", "axes": {"a": [1]}, "inputs": ["{a}.json"]}, "inputs: placeholder {a} is not defined"),
         ('{"command": "echo {a}", "axes": {"a": [1]}, "axes": {"a": [2]}}', "duplicate key 'axes'"),
         ('{"command": "echo {a}", "axes": {"a": [1]},}', "grid.json:1: invalid JSON"),
     ]
