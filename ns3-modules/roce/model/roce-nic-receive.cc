@@ -35,6 +35,9 @@ void RoceNic::ExpectMessage(uint32_t receiveContext, uint64_t messageId, uint64_
     RxContext& rx = m_rx[receiveContext];
     rx.expectedEnd += sizeBytes;
     rx.messages.push_back({messageId, rx.expectedEnd, std::move(received)});
+    if (rx.messages.size() == rx.head + 1) {
+        rx.headEndSeq = rx.expectedEnd;
+    }
     if (rx.expectedEnd <= rx.expected && rx.messages.size() == rx.head + 1) {
         ns3::Simulator::ScheduleNow(&RoceNic::ReceiveEmpty, this, receiveContext, rx.flowId);
     }
@@ -57,6 +60,7 @@ void RoceNic::DeliverCompleted(uint32_t receiveContext) {
         rx.messages.clear();
         rx.head = 0;
     }
+    rx.headEndSeq = rx.head < rx.messages.size() ? rx.messages[rx.head].endSeq : UINT64_MAX;
     const TimePs now = nowPs();
     // Callbacks may expect the connection's next message, which may grow rx.messages: they run off a copy.
     for (IncomingMessage& m : m_completedScratch) {
@@ -71,6 +75,7 @@ void RoceNic::CloseReceive(uint32_t receiveContext) {
     m_rx[receiveContext].active = false;
     m_rx[receiveContext].messages.clear();
     m_rx[receiveContext].head = 0;
+    m_rx[receiveContext].headEndSeq = UINT64_MAX;
     m_rx.release(receiveContext);
 }
 
@@ -115,7 +120,7 @@ void RoceNic::OnData(RocePacket* p) {
         rx->expected += p->payloadBytes;
         rx->unacked += p->payloadBytes;
         m_deliveredBytes += p->payloadBytes;
-        completed = rx->head < rx->messages.size() && rx->messages[rx->head].endSeq <= rx->expected;
+        completed = rx->expected >= rx->headEndSeq;
         const bool chunkBoundary = m_settings.ackChunkBytes && before / m_settings.ackChunkBytes !=
                                                                    rx->expected / m_settings.ackChunkBytes;
         if (rx->unacked >= m_settings.ackIntervalBytes || p->lastOfMessage || chunkBoundary) {

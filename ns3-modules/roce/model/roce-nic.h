@@ -180,6 +180,9 @@ private:
         bool cnpSent = false;
         std::vector<IncomingMessage> messages;  // expected, in order; messages[head] is the next to complete
         std::size_t head = 0;
+        // messages[head].endSeq, or never: every data packet asks whether it completes a message, and the
+        // message array is one more cache miss per packet when thousands of contexts are active.
+        uint64_t headEndSeq = UINT64_MAX;
         uint64_t expectedEnd = 0;  // end of the last expected message
     };
     // Per port: its device, control frames waiting, one ring of Ready QPs per priority and the paced QPs.
