@@ -218,7 +218,7 @@ void RoceNic::OnAck(RocePacket* p) {
     if (q->cc->rateBps() != rateBefore || q->cc->windowBytes() != windowBefore) {
         m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
     }
-    if (q->head < q->messages.size() && q->messages[q->head].endSeq <= q->sndUna && !CompleteMessages(qp)) {
+    if (q->sndUna >= q->headEndSeq && !CompleteMessages(qp)) {
         return;
     }
     ArmCcTimer(qp);

@@ -88,6 +88,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.messages.clear();
     q.head = q.sending = 0;
     q.sendingStartSeq = q.sendingEndSeq = 0;
+    q.headEndSeq = UINT64_MAX;
     q.dstQp = dstContext;
     q.state = QpState::Idle;
     ++m_activeQps;
@@ -102,6 +103,9 @@ void RoceNic::SendMessage(uint32_t qp, uint64_t messageId, uint64_t sizeBytes, D
     }
     q.sizeBytes += sizeBytes;
     q.messages.push_back({messageId, q.sizeBytes, sizeBytes, now, std::move(done)});
+    if (q.messages.size() == q.head + 1) {
+        q.headEndSeq = q.sizeBytes;
+    }
     if (sizeBytes == 0 && q.sndUna >= q.sizeBytes && q.messages.size() == q.head + 1) {
         ns3::Simulator::ScheduleNow(&RoceNic::CompleteEmpty, this, qp, q.generation);
         return;
@@ -153,6 +157,7 @@ bool RoceNic::CompleteMessages(uint32_t qp) {
                 q.head = q.sending = 0;
                 q.sendingStartSeq = q.sendingEndSeq = 0;
             }
+            q.headEndSeq = q.head < q.messages.size() ? q.messages[q.head].endSeq : UINT64_MAX;
             return true;
         }
         OutgoingMessage m = std::move(q.messages[q.head++]);

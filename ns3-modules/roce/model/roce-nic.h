@@ -155,6 +155,8 @@ private:
         // found them (0: not known), so the next packet's boundary is found without reading the message
         // array, one cache miss per data packet when thousands of QPs are active. Reset with `sending`.
         uint64_t sendingStartSeq = 0, sendingEndSeq = 0;
+        // messages[head].endSeq, or never: every ACK asks whether it completes a message (same reason).
+        uint64_t headEndSeq = UINT64_MAX;
         // Ring links (Ready state).
         uint32_t prev = 0, next = 0;
         uint32_t lastFrameBytes = 0;  // of the last data frame sent (shiftPacingOnRateChange)
