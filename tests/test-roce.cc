@@ -12,6 +12,7 @@
 
 #include "ns3/simulator.h"
 
+#include "network/hpcc-topology.h"
 #include "network/topology.h"
 #include "roce-test-util.h"
 #include "roce-timing.h"
@@ -255,6 +256,45 @@ TEST(RoceFabric, FlowsOnAFastDimensionRunAtThatDimensionsRate) {
                 << r.srcNode << " -> " << r.dstNode << (global ? " (global base RTT)" : "");
         }
     }
+}
+
+// A host with more ports than 8 bits number (ASTRA-sim's FullyConnected dimensions of hundreds of NPUs give
+// each NPU one port per peer): host 0 reaches host k + 1 only through switch k and its own port k, for 300
+// ports; flows leave on ports 0, 255, 256 and 299 and arrive, each in its ideal time.
+TEST(RoceFabric, HostWithHundredsOfPortsSendsOnEveryOne) {
+    const uint32_t fan = 300, hosts = fan + 1;
+    std::ostringstream file;
+    file << hosts + fan << " " << fan << " " << 2 * fan << "\n";
+    for (uint32_t k = 0; k < fan; ++k) {
+        file << hosts + k << (k + 1 < fan ? " " : "\n");
+    }
+    for (uint32_t k = 0; k < fan; ++k) {
+        file << "0 " << hosts + k << " 100Gbps 1000ns 0\n";
+    }
+    for (uint32_t k = 0; k < fan; ++k) {
+        file << k + 1 << " " << hosts + k << " 100Gbps 1000ns 0\n";
+    }
+    const std::string dir = makeTempDir("roce-many-ports");
+    writeFileBytes(dir + "/topology.txt", file.str());
+    Diagnostics diag;
+    std::optional<TopologySpec> loaded = loadHpccTopologyFile(dir + "/topology.txt", diag);
+    ASSERT_TRUE(loaded) << diag.format(Severity::Error);
+    auto spec = std::make_shared<const TopologySpec>(std::move(*loaded));
+    ASSERT_EQ(spec->numPorts(0), fan);
+    TestNetwork net(spec, baseConfig(), diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    for (uint32_t k : {0u, 255u, 256u, fan - 1}) {
+        net.runner.AddFlow(0, k + 1, 100'000, 3, 100, 0);
+    }
+    ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+    ASSERT_EQ(net.runner.Fct().size(), 4u);
+    for (const FctRecordPs& r : net.runner.Fct()) {
+        // Four flows share host 0's NIC only in its scheduler: each port is its own.
+        EXPECT_NEAR(static_cast<double>(r.finishPs - r.startPs), static_cast<double>(r.idealPs),
+                    0.05 * static_cast<double>(r.idealPs))
+            << "0 -> " << r.dstNode;
+    }
+    EXPECT_EQ(net.fabric.TotalDrops(), 0u);
 }
 
 TEST(SwitchMmu, RedMarkingFollowsPmaxBetweenKminAndKmax) {

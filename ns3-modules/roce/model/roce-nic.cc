@@ -38,7 +38,7 @@ RoceNic::RoceNic() = default;
 void RoceNic::Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, PacketPool* pool,
                     NicSettings settings, CcFactory ccFactory, const Routing* routing,
                     const TopologySpec* spec, RocePortOwner* owner) {
-    NS_ABORT_MSG_IF(ports.empty() || ports.size() > 256, "a NIC needs 1..256 ports");
+    NS_ABORT_MSG_IF(ports.empty(), "a NIC needs a port");
     m_host = host;
     m_pool = pool;
     m_settings = settings;
@@ -56,13 +56,13 @@ void RoceNic::Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, P
     }
 }
 
-uint8_t RoceNic::PortTowards(uint32_t dstHost, uint32_t flowKey) const {
+uint32_t RoceNic::PortTowards(uint32_t dstHost, uint32_t flowKey) const {
     if (m_ports.size() == 1) {
         return 0;
     }
     const uint32_t port = m_routing->choose(m_host, m_host, dstHost, flowKey);
     NS_ABORT_MSG_IF(port == UINT32_MAX, "host " << m_host << " has no route to host " << dstHost);
-    return static_cast<uint8_t>(port);
+    return port;
 }
 
 uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32_t dstContext,
@@ -258,12 +258,16 @@ void RoceNic::WakeAt(uint32_t portIndex, TimePs atPs) {
     // An earlier wake supersedes the pending one, which then fires to no effect (as a cancelled event would).
     port.wakePending = true;
     port.wakeAtPs = atPs;
-    ScheduleMember<&RoceNic::Wake>(atPs - nowPs(), this, ++port.wakeGeneration << 8 | portIndex);
+    // The event carries the port (32 bits: an NPU of a large FullyConnected dimension has thousands) and the
+    // low 32 bits of the wake's generation, which tell the latest wake from superseded ones.
+    ++port.wakeGeneration;
+    ScheduleMember<&RoceNic::Wake>(atPs - nowPs(), this,
+                                   (port.wakeGeneration & 0xffffffffu) << 32 | portIndex);
 }
 
 void RoceNic::Wake(uint64_t generationAndPort) {
-    Port& port = m_ports[generationAndPort & 0xff];
-    if (!port.wakePending || generationAndPort >> 8 != port.wakeGeneration) {
+    Port& port = m_ports[generationAndPort & 0xffffffffu];
+    if (!port.wakePending || generationAndPort >> 32 != (port.wakeGeneration & 0xffffffffu)) {
         return;
     }
     port.wakePending = false;

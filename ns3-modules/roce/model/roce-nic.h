@@ -139,7 +139,7 @@ private:
         uint32_t dstQp = 0;  // receive context at the peer
         uint16_t udpSrcPort = 0;
         uint8_t priority = 3;
-        uint8_t port = 0;
+        uint32_t port = 0;
         RoceRoute route;  // of its data packets
         QpState state = QpState::Free;
         uint64_t sizeBytes = 0, sndNxt = 0, sndUna = 0, highestSent = 0;
@@ -168,8 +168,8 @@ private:
     };
     struct RxContext {
         bool active = false;
-        uint8_t port = 0;  // where this context's ACKs leave
-        RoceRoute route;   // of its ACKs, NACKs and CNPs (the data's source port)
+        uint32_t port = 0;  // where this context's ACKs leave
+        RoceRoute route;    // of its ACKs, NACKs and CNPs (the data's source port)
         uint16_t udpSrcPort = 0;
         uint64_t flowId = 0;
         uint32_t srcHost = 0, srcQp = 0;
@@ -231,7 +231,7 @@ private:
     bool WindowOpen(const QueuePair& q) const;
     // The port a flow of this host towards dstHost leaves on.
     // flowKey: Routing::flowKey of the direction.
-    uint8_t PortTowards(uint32_t dstHost, uint32_t flowKey) const;
+    uint32_t PortTowards(uint32_t dstHost, uint32_t flowKey) const;
 
     uint32_t m_host = 0;
     std::vector<Port> m_ports;
