@@ -264,6 +264,22 @@ protected:
     std::string m_dir = makeTempDir("hpcc-topology");
 };
 
+// A switch with more ports than routes can number (16 bits): named with its count, instead of a routing table
+// whose truncated ports looped until the stack overflowed. 65,535 ports still load.
+TEST_F(HpccTopologyFile, SwitchWithMoreThan65535PortsIsAnError) {
+    auto star = [](uint32_t hosts) {
+        std::string text =
+            std::to_string(hosts + 1) + " 1 " + std::to_string(hosts) + "\n" + std::to_string(hosts) + "\n";
+        for (uint32_t h = 0; h < hosts; ++h) {
+            text += std::to_string(h) + " " + std::to_string(hosts) + " 100Gbps 1000ns 0\n";
+        }
+        return text;
+    };
+    EXPECT_THAT(error(star(65536)), HasSubstr("switch 65536 has 65536 links; at most 65535 per node"));
+    Diagnostics diag;
+    EXPECT_TRUE(loadHpccTopologyFile(write("ok.txt", star(65535)), diag).has_value()) << diag.firstError();
+}
+
 TEST_F(HpccTopologyFile, BenchTopologiesKeepRawIds) {
     SKIP_WITHOUT_SHARED();
     Diagnostics diag;

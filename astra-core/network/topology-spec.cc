@@ -132,6 +132,14 @@ bool TopologySpec::validate(Diagnostics& diag) const {
             return false;
         }
     }
+    for (uint32_t v = 0; v < vertices.size(); ++v) {
+        if (numPorts(v) > kMaxPortsPerVertex) {
+            diag.error(source + ": " + name(v) + " has " + std::to_string(numPorts(v)) + " links; at most " +
+                       std::to_string(kMaxPortsPerVertex) +
+                       " per node are supported (routes number ports in 16 bits)");
+            return false;
+        }
+    }
     // Every host must reach every other through forwarding vertices: switches, and hosts only where hosts are
     // cabled to hosts (multi-dimensional and switchless networks). A mistyped link then fails here instead of
     // leaving messages that never arrive.

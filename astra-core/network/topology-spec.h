@@ -45,6 +45,9 @@ enum class RoutingKind : uint8_t {
 };
 
 struct TopologySpec {
+    // Routing tables and the routes packets carry number a vertex's ports in 16 bits, one value reserved.
+    static constexpr uint32_t kMaxPortsPerVertex = 65535;
+
     std::string source;  // file path or builder summary, for messages
     // Hosts come first (vertex 0..numHosts-1, the host index), switches after.
     std::vector<SpecVertex> vertices;
