@@ -10,6 +10,7 @@ finished points (executions counted), failed points recorded with exit code and 
 python3-yaml is missing.
 """
 import csv
+import glob
 import json
 import os
 import shutil
@@ -19,8 +20,12 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # keep scripts/ free of __pycache__
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import mlnet_sweep_spec  # noqa: E402
 SWEEP = os.path.join(ROOT, "scripts", "sweep")
 VERBOSE = "-v" in sys.argv
 
@@ -453,6 +458,25 @@ def test_yaml_spec_with_lines():
         contains(box.sweep("--dry-run", check=2).stderr, "grid.yaml:4: duplicate key 'a'", "YAML error")
     finally:
         box.close()
+
+
+def test_scenario_specs_name_existing_inputs():
+    # Every spec shipped in scenarios/ parses, and each input it lists exists (the shared inputs beside the
+    # checkout, or MLNET_SHARED_DIR): a renamed config cannot leave a spec hashing a file that is gone.
+    shared = os.environ.get("MLNET_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
+    if not os.path.isdir(shared):
+        print("skip test_scenario_specs_name_existing_inputs: no %s" % shared)
+        return
+    specs = sorted(glob.glob(os.path.join(ROOT, "scenarios", "*", "*.yaml")))
+    if len(specs) < 7:
+        raise AssertionError("expected the scenario specs, found %r" % specs)
+    for path in specs:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            spec = mlnet_sweep_spec.Spec(path)
+        if not spec.inputs:
+            raise AssertionError("%s lists no inputs" % path)
+        spec.input_digests()
 
 
 def test_slurm_dry_run():
