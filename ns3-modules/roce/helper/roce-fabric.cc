@@ -291,23 +291,6 @@ uint32_t RoceFabric::LongestRouteHops() const {
     return std::max<uint32_t>(longest, 1);
 }
 
-cc::FlowParams RoceFabric::StartParams(uint32_t srcHost, uint32_t dstHost) const {
-    if (!m_settings.globalBaseRtt) {
-        return FlowParamsOf(srcHost, dstHost);
-    }
-    cc::FlowParams params = m_globalFlow;
-    const RoceNic& nic = *m_nics[srcHost];
-    if (nic.NumPorts() == 1) {
-        params.lineRateBps = nic.Device()->RateBps();  // no route to walk for the usual one-port host
-        return params;
-    }
-    const Path path = PathBetween(srcHost, dstHost);
-    if (path.hops) {
-        params.lineRateBps = path.firstHopBps;
-    }
-    return params;
-}
-
 RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) const {
     Path path;
     std::vector<uint32_t> cables;
@@ -320,9 +303,6 @@ RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) con
         ++path.hops;
         path.delayPs += cable.delayPs;
         path.bottleneckBps = std::min(path.bottleneckBps, cable.rateBps);
-        if (path.hops == 1) {
-            path.firstHopBps = cable.rateBps;
-        }
         path.payloadTxNs += uint64_t{m_settings.nic.mtuPayloadBytes} * 8'000'000'000ull / cable.rateBps;
     }
     return path;
@@ -332,11 +312,8 @@ cc::FlowParams RoceFabric::FlowParamsOf(uint32_t srcHost, uint32_t dstHost) cons
     const Path path = PathBetween(srcHost, dstHost);
     cc::FlowParams flow;
     flow.mtuBytes = m_settings.nic.mtuPayloadBytes;
-    // A host with several ports (multi-dimensional networks: one per dimension) sends each flow at the rate
-    // of the port its route leaves on, not at its first port's.
-    flow.lineRateBps = path.hops        ? path.firstHopBps
-                       : m_nics.empty() ? 0
-                                        : m_nics[srcHost]->Device()->RateBps();
+    // The NIC replaces it with the rate of the port the flow leaves on (RoceNic::OpenConnection).
+    flow.lineRateBps = m_nics.empty() ? 0 : m_nics[srcHost]->Device()->RateBps();
     if (path.hops == 0) {
         flow.lineRateBps = flow.lineRateBps ? flow.lineRateBps : 1;
         return flow;
@@ -377,7 +354,8 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     RoceNic& dst = *m_nics[dstHost];
     if (!m_settings.reuseConnections) {
         const uint16_t sport = NextSourcePort(srcHost, dstHost);
-        const cc::FlowParams params = StartParams(srcHost, dstHost);
+        const cc::FlowParams params =
+            m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
         const uint32_t context = dst.OpenReceive(messageId, srcHost, sport, flowDstPort);
         dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
         src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
@@ -391,7 +369,8 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     Connection& c = it->second;
     if (opened) {
         const uint16_t sport = NextSourcePort(srcHost, dstHost);
-        const cc::FlowParams params = StartParams(srcHost, dstHost);
+        const cc::FlowParams params =
+            m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
         c.receiveContext = dst.OpenReceive(m_nextConnection, srcHost, sport, flowDstPort);
         c.qp = src.OpenConnection(m_nextConnection, dstHost, c.receiveContext, priority, sport, flowDstPort,
                                   params);

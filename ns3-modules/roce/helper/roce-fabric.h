@@ -81,9 +81,6 @@ public:
     // Path facts between two hosts (the route of the first flow port): base RTT = two propagation delays plus
     // one MTU frame per hop; ideal FCT = base RTT + (size + per-packet headers) at the bottleneck rate.
     cc::FlowParams FlowParamsOf(uint32_t srcHost, uint32_t dstHost) const;
-    // What a new flow's congestion control starts from: FlowParamsOf, or with a global base RTT (GLOBAL_T)
-    // the network-wide RTT and BDP at the line rate of the flow's own source port.
-    cc::FlowParams StartParams(uint32_t srcHost, uint32_t dstHost) const;
     TimePs IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes) const;
 
     // Takes the cable between two nodes (original ids) down at `atPs`: frames on it and later ones are lost;
@@ -109,7 +106,6 @@ private:
         uint32_t hops = 0;
         TimePs delayPs = 0;
         uint64_t bottleneckBps = 0;
-        uint64_t firstHopBps = 0;  // the source port's rate: the flow's line rate
         uint64_t payloadTxNs =
             0;  // one MTU payload serialized on every hop, each truncated to ns (the reference's)
     };

@@ -83,7 +83,11 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.startPs = q.nextAvailPs = q.lastProgressPs = now;
     ++q.generation;
     q.closeWhenDone = false;
-    q.cc = m_ccFactory(flow);
+    // A host with several ports (one per dimension of a multi-dimensional network) may run them at different
+    // rates: the flow's line rate is that of the port it leaves on, whatever the fabric computed.
+    cc::FlowParams params = flow;
+    params.lineRateBps = m_ports[q.port].device->RateBps();
+    q.cc = m_ccFactory(params);
     q.ccTimerPs = 0;
     q.messages.clear();
     q.head = q.sending = 0;
