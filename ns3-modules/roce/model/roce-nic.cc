@@ -324,8 +324,7 @@ RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
 }
 
 void RoceNic::SeekSending(QueuePair& q) {
-    if (q.sending >= q.head && q.sending < q.messages.size() && q.sndNxt < q.sendingEndSeq &&
-        (q.sending == q.head || q.sendingStartSeq <= q.sndNxt)) {
+    if (q.sendingStartSeq <= q.sndNxt && q.sndNxt < q.sendingEndSeq) {
         return;  // sndNxt is still inside the message being sent
     }
     if (q.sending < q.head || (q.sending > q.head && q.messages[q.sending - 1].endSeq > q.sndNxt)) {

@@ -151,9 +151,10 @@ private:
         // Unacknowledged messages in order; messages[head] is the oldest. `sending` is the one sndNxt is in.
         std::vector<OutgoingMessage> messages;
         std::size_t head = 0, sending = 0;
-        // messages[sending - 1].endSeq (0 for the first) and messages[sending].endSeq, as SeekSending last
-        // found them (0: not known), so the next packet's boundary is found without reading the message
-        // array, one cache miss per data packet when thousands of QPs are active. Reset with `sending`.
+        // The bounds of messages[sending] as SeekSending last found them: [end of the message before (0 for
+        // the first), its end), an empty range when no message is being sent. The next packet's boundary is
+        // then found without reading the message array, one cache miss per data packet when thousands of QPs
+        // are active. Written only with `sending`; endSeq values never change.
         uint64_t sendingStartSeq = 0, sendingEndSeq = 0;
         // messages[head].endSeq, or never: every ACK asks whether it completes a message (same reason).
         uint64_t headEndSeq = UINT64_MAX;
