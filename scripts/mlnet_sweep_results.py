@@ -135,7 +135,7 @@ def point_status(out, point):
 def check_not_stale(spec, out, points, statuses, retry_failed):
     """Refuses to mix results of another command into this sweep: a finished point must have been run with the
     command the spec gives it now, and with the same content of the spec's inputs."""
-    digests = spec.input_digests() if spec.inputs else {}
+    digests = spec.input_digests()
     for point in points:
         status = statuses[point.index]
         if status is None or (status["state"] == "failed" and retry_failed):

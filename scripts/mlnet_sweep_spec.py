@@ -460,13 +460,17 @@ class Spec:
             result.append((text, template))
         return result
 
+    def input_paths(self):
+        """[(input as the spec writes it, its path)]: relative ones are taken from the spec's folder."""
+        values = self.base_values()
+        return [(text, os.path.normpath(os.path.join(self.dir, template.render(values))))
+                for text, template in self.inputs]
+
     def input_digests(self):
         """{input as the spec writes it: SHA-256 of its content}, read once; SpecError naming a missing input."""
         if self._digests is None:
-            values = self.base_values()
             digests = {}
-            for text, template in self.inputs:
-                path = os.path.join(self.dir, template.render(values))
+            for text, path in self.input_paths():
                 try:
                     with open(path, "rb") as f:
                         digests[text] = hashlib.sha256(f.read()).hexdigest()
