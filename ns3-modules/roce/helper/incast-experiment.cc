@@ -48,7 +48,7 @@ IncastResult runIncast(const IncastSetup& setup) {
     // ECN as in the HPCC paper's configurations: DCQCN/TIMELY/none with RED 100/400 KB per 25 Gb/s and Pmax
     // 0.2; DCTCP with a step at 30 KB per 10 Gb/s.
     const uint64_t per25G = setup.rateBps / 25'000'000'000ull;
-    if (setup.cc == "dctcp") {
+    if (cc.algorithm == CcAlgorithm::Dctcp) {
         const uint64_t k = 30'000 * setup.rateBps / 10'000'000'000ull;
         net.ecn = {{setup.rateBps, k, k, 1.0}};
     } else {
