@@ -322,21 +322,14 @@ def read_rates(path):
     flow is the flow file's line index from 0) as {flow: (times_us, rates_gbps, src_node)} with each flow's
     changes in file order."""
     series = {}
-    try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            for number, line in enumerate(f, 1):
-                fields = line.split()
-                if not fields:
-                    continue
-                if len(fields) != 5 or not all(x.isdigit() for x in fields):
-                    raise InputError("%s:%d: expected 'time_ns src_node flow rate_bps window_bytes', found %r"
-                                     % (path, number, line.strip()))
-                t, src, flow, rate, _window = (int(x) for x in fields)
-                times, rates, _ = series.setdefault(flow, ([], [], src))
-                times.append(t / 1e3)
-                rates.append(rate / 1e9)
-    except OSError as e:
-        raise InputError("%s: cannot read: %s" % (path, e.strerror or e)) from None
+    for number, fields in mlnet_fct.table_rows(path):
+        if len(fields) != 5 or not all(x.isdigit() for x in fields):
+            raise InputError("%s:%d: expected 'time_ns src_node flow rate_bps window_bytes', found %r"
+                             % (path, number, " ".join(fields)))
+        t, src, flow, rate, _window = (int(x) for x in fields)
+        times, rates, _ = series.setdefault(flow, ([], [], src))
+        times.append(t / 1e3)
+        rates.append(rate / 1e9)
     return series
 
 
