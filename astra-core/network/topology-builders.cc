@@ -239,15 +239,6 @@ TopologySpec buildMultiDimensional(const std::vector<Dimension>& dims) {
         npus *= d.npus;
         require(npus <= kMaxVertices, "multi-dimensional: more than 2^26 NPUs");
     }
-    uint64_t portsPerNpu = 0;
-    for (const Dimension& d : dims) {
-        portsPerNpu += d.kind == DimensionKind::Ring             ? (d.npus == 2 ? 1 : 2)
-                       : d.kind == DimensionKind::FullyConnected ? d.npus - 1
-                                                                 : 1;
-    }
-    require(portsPerNpu <= TopologySpec::kMaxPortsPerVertex,
-            "multi-dimensional: each NPU would have " + std::to_string(portsPerNpu) + " ports; at most " +
-                std::to_string(TopologySpec::kMaxPortsPerVertex) + " are supported");
     TopologySpec spec;
     spec.dimensions = dims;
     spec.routing = RoutingKind::DimensionOrder;
