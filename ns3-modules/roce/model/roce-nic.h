@@ -139,9 +139,9 @@ private:
         uint32_t dstQp = 0;  // receive context at the peer
         uint16_t udpSrcPort = 0;
         uint8_t priority = 3;
+        QpState state = QpState::Free;  // beside priority: the fields before sizeBytes fill one cache line
         uint32_t port = 0;
         RoceRoute route;  // of its data packets
-        QpState state = QpState::Free;
         uint64_t sizeBytes = 0, sndNxt = 0, sndUna = 0, highestSent = 0;
         TimePs startPs = 0, nextAvailPs = 0, lastProgressPs = 0;
         uint32_t generation = 0;  // invalidates stale timers of a reused slot
