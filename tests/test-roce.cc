@@ -352,6 +352,47 @@ TEST(SwitchMmu, PauseResumeAndConservation) {
     EXPECT_EQ(mmu.egressBytes(2, 3), 0u);
 }
 
+// The buffer sets aside one PFC headroom per port (the reference's rule), but every paused class of a port
+// may fill a whole headroom: a class's queue is paused with a round trip of its frames in flight while the
+// NIC sends the others at full rate until they are paused in turn. With six lossless classes the switch
+// holds more than its buffer; nothing drops, and the run says so instead of passing the result off as one
+// of this buffer size.
+TEST(RoceFabric, SeveralLosslessClassesOverfillingTheBufferAreReported) {
+    auto run = [](std::vector<uint8_t> priorities, NetworkTotals& totals, uint64_t& bufferBytes) {
+        Diagnostics diag;
+        FabricSettings config = baseConfig();
+        config.ecnEnabled = false;
+        // 4 headrooms of 41 KB and 4 x 8 reserves of 4 KB leave a 106 KB shared pool.
+        config.bufferBytes = 400'000;
+        TestNetwork net(star(4), config, diag);
+        ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+        for (uint32_t s = 1; s <= 3; ++s) {
+            for (uint8_t priority : priorities) {
+                net.runner.AddFlow(s, 0, 2'000'000, priority, static_cast<uint16_t>(100 + priority), 0);
+            }
+        }
+        ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+        EXPECT_EQ(net.fabric.TotalDrops(), 0u);
+        totals = networkTotals(net.fabric);
+        bufferBytes = net.fabric.Switches()[0]->Mmu().config().bufferBytes;
+        Diagnostics warnings;
+        warnOverfullBuffers(totals, warnings);
+        EXPECT_EQ(warnings.format(Severity::Warning).empty(), totals.overfullSwitches == 0);
+        if (totals.overfullSwitches) {
+            EXPECT_THAT(warnings.format(Severity::Warning), HasSubstr("1 switch held more than its buffer"));
+        }
+    };
+    NetworkTotals one, six;
+    uint64_t bufferBytes = 0;
+    run({3}, one, bufferBytes);
+    EXPECT_EQ(one.overfullSwitches, 0u);
+    run({1, 2, 3, 4, 5, 6}, six, bufferBytes);
+    EXPECT_EQ(six.overfullSwitches, 1u);
+    EXPECT_GT(six.worstOverfillBytes, 100'000u);
+    EXPECT_EQ(six.worstOverfillNode, 4u);  // the star's switch
+    EXPECT_EQ(bufferBytes, 400'000u);
+}
+
 TEST(RoceFabric, HangDetectorStopsAndReportsWhenALinkDies) {
     Diagnostics diag;
     FabricSettings config = baseConfig();

@@ -237,6 +237,7 @@ int main(int argc, char** argv) {
     network.FinishCapture();
 
     const NetworkTotals totals = networkTotals(network);
+    warnOverfullBuffers(totals, diag);
     std::printf("congestion control: %s (%s)\n", selection.Name(), ccPreset.c_str());
     std::printf("model rules: %s\n", describeModelRules(rules).c_str());
     std::printf("flows: %llu of %zu finished; drops %llu; PFC pause frames received %llu\n",

@@ -334,6 +334,7 @@ int main(int argc, char** argv) {
     run.hangReport = hang.Hung() ? hang.Report() : "";
     run.timeLimited = !run.outcome.completed && !hang.Hung();
     run.network = networkTotals(fabric);
+    warnOverfullBuffers(run.network, diag);
     run.bytesSent = api.bytesSent();
     run.messagesSent = api.messagesSent();
     run.peakMessageRecords = api.peakRecords();

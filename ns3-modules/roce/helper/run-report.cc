@@ -28,6 +28,15 @@ NetworkTotals networkTotals(const RoceFabric& fabric) {
     std::map<std::string, QueueHistogram> histograms;
     for (const auto& sw : fabric.Switches()) {
         t.ecnMarks += sw->EcnMarks();
+        const SwitchMmu& mmu = sw->Mmu();
+        if (mmu.peakBytes() > mmu.config().bufferBytes) {
+            ++t.overfullSwitches;
+            const uint64_t excess = mmu.peakBytes() - mmu.config().bufferBytes;
+            if (excess > t.worstOverfillBytes) {
+                t.worstOverfillBytes = excess;
+                t.worstOverfillNode = sw->NodeId();
+            }
+        }
         const bool npu = sw->Vertex() < spec.numHosts();
         const std::string tier = npu ? "npu" : spec.tierName(sw->Vertex());
         TierQueues& q = t.tiers[tier];
@@ -47,6 +56,20 @@ NetworkTotals networkTotals(const RoceFabric& fabric) {
     return t;
 }
 
+void warnOverfullBuffers(const NetworkTotals& t, Diagnostics& diag) {
+    if (t.overfullSwitches == 0) {
+        return;
+    }
+    diag.warning(std::to_string(t.overfullSwitches) +
+                 (t.overfullSwitches == 1 ? " switch held more than its buffer"
+                                          : " switches held more than their buffers") +
+                 " (node " + std::to_string(t.worstOverfillNode) + " by " +
+                 std::to_string(t.worstOverfillBytes) +
+                 " bytes): several lossless classes of one port were in their PFC headroom at once, and the "
+                 "buffer sets aside one headroom per port, as the reference does; give the switches more "
+                 "buffer or the traffic fewer classes");
+}
+
 nlohmann::ordered_json toJson(const NetworkTotals& t) {
     nlohmann::ordered_json j;
     j["drops"] = t.drops;
@@ -59,6 +82,8 @@ nlohmann::ordered_json toJson(const NetworkTotals& t) {
     j["retransmitted_bytes"] = t.retransmittedBytes;
     j["delivered_bytes"] = t.deliveredBytes;
     j["data_packet_hops"] = t.dataPacketHops;
+    j["overfull_switches"] = t.overfullSwitches;
+    j["worst_overfill_bytes"] = t.worstOverfillBytes;
     nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
     for (const auto& [tier, q] : t.tiers) {
         tiers[tier] = {{"ports", q.ports}, {"max_queue_bytes", q.maxBytes}, {"p99_queue_bytes", q.p99Bytes}};
@@ -80,6 +105,7 @@ nlohmann::ordered_json switchesJson(const RoceFabric& fabric) {
                             {"ecn_marks", sw->EcnMarks()},
                             {"pauses_sent", sw->PausesSent()},
                             {"peak_buffer_bytes", sw->Mmu().peakBytes()},
+                            {"buffer_bytes", sw->Mmu().config().bufferBytes},
                             {"ports", ports}});
     }
     return switches;

@@ -32,9 +32,18 @@ struct NetworkTotals {
     uint64_t dataPacketHops = 0;
     uint64_t deliveredBytes = 0;
     std::map<std::string, TierQueues> tiers;
+    // Switches whose buffer held more than its size at some moment, and the largest excess. The buffer sets
+    // aside one PFC headroom per port, as the reference does; lossless classes of one port that are paused at
+    // once each fill a headroom, so together they can overfill it. Lossless means nothing is dropped, not
+    // that the buffer was big enough: a result with an overfull switch assumed more memory than it was given.
+    uint64_t overfullSwitches = 0;
+    uint64_t worstOverfillBytes = 0;
+    uint32_t worstOverfillNode = 0;
 };
 
 NetworkTotals networkTotals(const RoceFabric& fabric);
+// A warning naming the worst overfull switch, if any (the run's result stands; the buffer was too small).
+void warnOverfullBuffers(const NetworkTotals& totals, Diagnostics& diag);
 nlohmann::ordered_json toJson(const NetworkTotals& totals);
 // Per switch: drops, ECN marks, pauses sent, peak buffer, and per port the bytes sent and the largest queue.
 nlohmann::ordered_json switchesJson(const RoceFabric& fabric);

@@ -16,7 +16,8 @@ namespace mlnet::roce {
 
 struct MmuPortConfig {
     // PFC headroom of each priority of the port (one link round trip and two frames). The buffer sets aside
-    // one headroom per port, as the reference does: classes paused on one port at once may go beyond it.
+    // one headroom per port, as the reference does: classes paused on one port at once may go beyond it (a
+    // run reports the switches where they did: NetworkTotals::overfullSwitches).
     uint64_t headroomBytes = 0;
     uint32_t alphaShift = 3;  // dynamic-threshold alpha = 2^-alphaShift
     uint64_t kminBytes = 0, kmaxBytes = 0;
