@@ -71,7 +71,7 @@ inline RocePacket pausePacket() {
     RocePacket p;
     p.kind = PacketKind::Pause;
     p.pauseClasses = 0x08;
-    p.pauseQuanta[3] = 0xFFFF;
+    p.pauseQuanta = 0xFFFF;
     return p;
 }
 

@@ -55,7 +55,8 @@ ns3::Ptr<RoceNetDevice> RoceChannel::Peer(const RoceNetDevice* device) const {
 }
 
 void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTimePs) {
-    RoceNetDevice* to = m_ends[m_ends[0] == from ? 1 : 0];
+    const uint8_t end = m_ends[0] == from ? 1 : 0;
+    RoceNetDevice* to = m_ends[end];
     if (!m_up || (m_errorRate > 0 && m_random->GetValue() < m_errorRate)) {
         ++m_lost;
         m_dropTrace(packet, m_up ? DropReason::RandomLoss : DropReason::LinkDown);
@@ -63,7 +64,7 @@ void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTim
         return;
     }
     // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
-    packet->deliverTo = to;
+    packet->cableEnd = end;
     packet->cableEpoch = m_epoch;
     ScheduleMember<&RoceChannel::Deliver>(to->ArrivalPs(*packet, txTimePs) + m_delayPs, this,
                                           reinterpret_cast<uint64_t>(packet));
@@ -71,7 +72,7 @@ void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTim
 
 void RoceChannel::Deliver(uint64_t arg) {
     RocePacket* packet = reinterpret_cast<RocePacket*>(arg);
-    RoceNetDevice* to = packet->deliverTo;
+    RoceNetDevice* to = m_ends[packet->cableEnd];
     if (!m_up || packet->cableEpoch != m_epoch) {
         ++m_lost;
         m_dropTrace(packet, DropReason::LinkDown);

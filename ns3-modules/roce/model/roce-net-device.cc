@@ -153,9 +153,7 @@ void RoceNetDevice::SendPause(uint8_t classes, uint16_t quanta) {
     p->payloadBytes = 0;
     p->frameBytes = m_charges.Pause();
     p->pauseClasses = classes;
-    for (int q = 0; q < kNumPriorities; ++q) {
-        p->pauseQuanta[q] = (classes >> q & 1) ? quanta : 0;
-    }
+    p->pauseQuanta = quanta;
     ++m_pauseTx;
     m_control.push(p);
     Kick();
@@ -173,7 +171,7 @@ void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
         if (!(packet->pauseClasses >> q & 1)) {
             continue;
         }
-        const uint16_t quanta = packet->pauseQuanta[q];
+        const uint16_t quanta = packet->pauseQuanta;
         const bool wasPaused = m_pausedUntil[q] > now;
         if (!wasPaused && m_pausedUntil[q] > m_pauseStart[q]) {
             m_pausedPs += m_pausedUntil[q] - m_pauseStart[q];  // the last pause ran out unrenewed

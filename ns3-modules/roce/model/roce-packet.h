@@ -5,6 +5,7 @@
 #define MLNET_ROCE_PACKET_H
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -43,38 +44,45 @@ inline constexpr uint8_t kEcnNotEct = 0;
 inline constexpr uint8_t kEcnEct0 = 2;
 inline constexpr uint8_t kEcnCe = 3;
 
-struct RocePacket {
+// Two cache lines, aligned: the first holds what every hop reads (the switch's forwarding, queueing, buffer
+// and cable fields), the second what only the NICs and INT read. Frames of a large run are mostly out of
+// cache when their next event comes, so each line the hop path touches is a miss.
+struct alignas(64) RocePacket {
     PacketKind kind = PacketKind::Data;
     uint8_t priority = 3;        // 802.1p class, also the switch queue
     uint8_t ecn = kEcnEct0;      // IP ECN bits
+    uint8_t intHops = 0;         // INT records in hops
+    uint8_t routeHop = 0;        // forwarding vertices of route passed so far
     bool ecnEcho = false;        // ACK: the acknowledged data carried CE (HPCC-compatible NIC mode)
     bool lastOfMessage = false;  // data: the message's final packet (the receiver ACKs it at once)
-    uint8_t intHops = 0;
-    uint32_t srcHost = 0, dstHost = 0;
-    uint32_t srcQp = 0, dstQp = 0;  // queue-pair numbers at the two NICs
-    uint64_t flow = 0;              // message id: tells a reused QP slot from its previous message
-    uint16_t udpSrcPort = 0;        // RoCEv2 varies the UDP source port per QP for ECMP entropy
-    uint64_t seq = 0;               // data: byte offset of the payload; ACK/NACK: next expected byte
-    uint32_t payloadBytes = 0;
+    // On the cable: the end of the channel it is delivered to (0 or 1), and the cable's failure count when
+    // it left (a frame sent before a failure is lost even if the cable came back). The delivery event
+    // carries only the packet.
+    uint8_t cableEnd = 0;
     uint32_t frameBytes =
-        0;                // Ethernet frame incl. FCS; preamble and inter-frame gap are added by the device
-    uint64_t sentPs = 0;  // when the sender built the data packet (echoed on ACKs for RTT samples)
-    // PFC frames: class-enable vector and per-class pause quanta (units of 512 bit times at the link rate).
-    uint8_t pauseClasses = 0;
-    uint16_t pauseQuanta[kNumPriorities] = {};
-    // Switch bookkeeping.
-    uint32_t ingressPort = 0;
-    uint64_t id = 0;             // unique per packet, for traces
-    IntHop* hops = nullptr;      // kMaxIntHops slots when the pool carries INT, else null
-    RocePacket* next = nullptr;  // intrusive FIFO link
-    // Its route and the forwarding vertices passed so far.
-    RoceRoute route;
-    uint8_t routeHop = 0;
-    // On the cable: the device it is delivered to and the cable's failure count when it left (a frame sent
-    // before a failure is lost even if the cable came back). The delivery event carries only the packet.
-    RoceNetDevice* deliverTo = nullptr;
+        0;  // Ethernet frame incl. FCS; preamble and inter-frame gap are added by the device
+    uint32_t dstHost = 0;
     uint32_t cableEpoch = 0;
+    uint32_t ingressPort = 0;    // switch bookkeeping: where the frame came in
+    RocePacket* next = nullptr;  // intrusive FIFO link
+    RoceRoute route;             // the egress port at every forwarding vertex
+
+    IntHop* hops = nullptr;  // kMaxIntHops slots when the pool carries INT, else null
+    uint32_t srcHost = 0;
+    uint32_t srcQp = 0, dstQp = 0;  // queue-pair numbers at the two NICs
+    uint32_t payloadBytes = 0;
+    uint64_t flow = 0;        // message id: tells a reused QP slot from its previous message
+    uint64_t seq = 0;         // data: byte offset of the payload; ACK/NACK: next expected byte
+    uint64_t sentPs = 0;      // when the sender built the data packet (echoed on ACKs for RTT samples)
+    uint64_t id = 0;          // unique per packet, for traces
+    uint16_t udpSrcPort = 0;  // RoCEv2 varies the UDP source port per QP for ECMP entropy
+    // PFC frames: class-enable vector and the pause time of those classes (units of 512 bit times at the
+    // link rate; 0 resumes). The model's devices pause every class of a frame for the same time.
+    uint8_t pauseClasses = 0;
+    uint16_t pauseQuanta = 0;
 };
+static_assert(sizeof(RocePacket) == 128, "RocePacket is two cache lines");
+static_assert(offsetof(RocePacket, hops) == 64, "the hop path's fields fill the first cache line");
 
 // Free-list allocator: packets are recycled, never freed, so steady state does no heap allocation. INT
 // storage is attached to every packet slot only when INT is on, so runs without HPCC do not pay for it.

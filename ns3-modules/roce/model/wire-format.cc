@@ -245,8 +245,8 @@ SerializedFrame serializeFrame(const RocePacket& p, const FrameContext& ctx) {
         w.u16(kEtherTypeMacControl);
         w.u16(kPfcOpcode);
         w.u16(p.pauseClasses);
-        for (uint16_t quanta : p.pauseQuanta) {
-            w.u16(quanta);
+        for (int q = 0; q < kNumPriorities; ++q) {
+            w.u16((p.pauseClasses >> q & 1) ? p.pauseQuanta : 0);
         }
         w.zeros(kPfcBodyBytes - b.size());
         return out;
