@@ -36,6 +36,11 @@ public:
 
     void Push(const Entry& e);
     Entry Pop();  // requires !Empty()
+    // The entry `k` places behind the next one in the current bucket, or null (it may not be the k-th next
+    // to run: a late entry can come from the heap in between). For prefetching only.
+    const Entry* Ahead(std::size_t k) const {
+        return m_runHead + k < m_run.size() ? &m_run[m_runHead + k] : nullptr;
+    }
     bool Empty() const { return m_size == 0; }
     std::size_t Size() const { return m_size; }
     template <typename F>

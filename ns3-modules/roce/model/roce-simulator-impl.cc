@@ -77,6 +77,10 @@ void RoceSimulatorImpl::Run() {
     m_stop = false;
     while (!m_queue.Empty() && !m_stop) {
         const RoceEventQueue::Entry e = m_queue.Pop();
+        if (const RoceEventQueue::Entry* ahead = m_queue.Ahead(2)) {
+            __builtin_prefetch(ahead->object);
+            __builtin_prefetch(reinterpret_cast<const void*>(ahead->arg));
+        }
         const bool ns3Event = e.call == &RunNs3Event;
         if (ns3Event && !m_removed.empty() && m_removed.erase(static_cast<ns3::EventImpl*>(e.object))) {
             static_cast<ns3::EventImpl*>(e.object)->Unref();
