@@ -1,5 +1,5 @@
-// The packet model's event machinery: the queue pops in exact (time, uid) order whatever goes to its wheel,
-// its run or its heap, and RoceSimulatorImpl keeps ns-3's event semantics (ordering, Cancel, Remove, Stop,
+// The packet model's event machinery: the queue pops in exact (time, uid) order whatever goes to its lanes or
+// its heap, and RoceSimulatorImpl keeps ns-3's event semantics (ordering, Cancel, Remove, Stop,
 // ids).
 #include <gtest/gtest.h>
 
@@ -53,8 +53,8 @@ void CheckAgainstReference(RoceEventQueue& queue, const std::function<uint64_t(s
 }
 
 TEST(RoceEventQueue, PopsInTimeThenUidOrderForNearFarAndEqualTimes) {
-    // Small wheel (64 buckets of 16 steps): most entries cross the horizon, many share a bucket or a time.
-    RoceEventQueue small(4, 6);
+    // Two lanes: most delays find them taken and go to the heap; many entries share a time.
+    RoceEventQueue small(1);
     CheckAgainstReference(
         small,
         [](std::mt19937_64& rng) -> uint64_t {
@@ -87,15 +87,48 @@ TEST(RoceEventQueue, DefaultGeometryWithPacketLikeDelays) {
 
 TEST(RoceEventQueue, WindowFollowsLongIdleGaps) {
     // Times jump by far more than the horizon between bursts; order stays exact and the queue drains.
-    RoceEventQueue queue(2, 6);
+    RoceEventQueue queue(1);
     CheckAgainstReference(
         queue,
         [](std::mt19937_64& rng) -> uint64_t { return rng() % 7 == 0 ? (uint64_t{1} << 40) : rng() % 300; },
         3, 100000);
 }
 
+TEST(RoceEventQueue, FixedDelaysFillLanesBeyondTheirFirstRing) {
+    // Thousands pending per delay (a large network): the lanes' rings grow and wrap while in use.
+    RoceEventQueue queue(2);
+    CheckAgainstReference(
+        queue,
+        [](std::mt19937_64& rng) -> uint64_t {
+            const uint64_t kinds[] = {6880, 86560, 1006880, 1086560};
+            return rng() % 50 == 0 ? rng() % 100000 : kinds[rng() % 4];
+        },
+        4, 400000);
+}
+
+TEST(RoceEventQueue, AnEntryBelowItsLanesLastUidStillPopsInOrder) {
+    // Same delay, same time, falling uids (a caller that reserved uids): the lane cannot take the later
+    // pushes in order, the heap does.
+    RoceEventQueue queue(1);
+    for (uint64_t uid : {9, 7, 8, 3}) {
+        queue.Push({100, uid, nullptr, nullptr, uid});
+    }
+    queue.Push({100, 10, nullptr, nullptr, 10});
+    std::vector<uint64_t> popped;
+    while (!queue.Empty()) {
+        popped.push_back(queue.Pop().uid);
+    }
+    EXPECT_EQ(popped, (std::vector<uint64_t>{3, 7, 8, 9, 10}));
+}
+
+TEST(RoceEventQueue, RejectsLaneSetsThatAreNotAPowerOfTwo) {
+    EXPECT_THROW(RoceEventQueue(0), std::invalid_argument);
+    EXPECT_THROW(RoceEventQueue(3), std::invalid_argument);
+    EXPECT_THROW(RoceEventQueue(1u << 17), std::invalid_argument);
+}
+
 TEST(RoceEventQueue, ForEachVisitsEveryPendingEntryOnce) {
-    RoceEventQueue queue(4, 6);
+    RoceEventQueue queue(2);
     for (uint64_t i = 0; i < 500; ++i) {
         queue.Push({(i * 7919) % 5000, i, nullptr, nullptr, i});
     }

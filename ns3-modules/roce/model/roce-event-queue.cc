@@ -8,142 +8,146 @@ namespace mlnet::roce {
 namespace {
 
 constexpr std::size_t kArity = 4;
+constexpr uint64_t kFirstRingEntries = 64;
+
+unsigned SetBits(unsigned laneSets) {
+    if (laneSets == 0 || laneSets > (1u << 16) || (laneSets & (laneSets - 1)) != 0) {
+        throw std::invalid_argument("RoceEventQueue: lane sets must be a power of two from 1 to 2^16");
+    }
+    return static_cast<unsigned>(__builtin_ctz(laneSets));
+}
+
+bool KeyEarlier(uint64_t ts, uint64_t uid, uint64_t otherTs, uint64_t otherUid) {
+    return ts != otherTs ? ts < otherTs : uid < otherUid;
+}
 
 }  // namespace
 
-RoceEventQueue::RoceEventQueue(unsigned bucketShift, unsigned wheelBits)
-    : m_shift(bucketShift), m_buckets(uint64_t{1} << std::max(wheelBits, 6u)) {
-    if (bucketShift > 40 || wheelBits > 24) {
-        throw std::invalid_argument("RoceEventQueue: bucket shift above 40 or wheel above 2^24 buckets");
-    }
-    m_head.assign(m_buckets, kNone);
-    m_bits.assign(m_buckets / 64, 0);
-    m_summary.assign((m_bits.size() + 63) / 64, 0);
-}
+RoceEventQueue::RoceEventQueue(unsigned laneSets)
+    : m_setBits(SetBits(laneSets)), m_lanes(2 * std::size_t{laneSets}) {}
 
 void RoceEventQueue::Clear() {
-    m_run.clear();
-    m_runHead = 0;
-    std::fill(m_head.begin(), m_head.end(), kNone);
-    std::fill(m_bits.begin(), m_bits.end(), 0);
-    std::fill(m_summary.begin(), m_summary.end(), 0);
-    m_chunks.clear();
-    m_freeChunk = kNone;
-    m_wheelSize = 0;
+    for (Lane& lane : m_lanes) {
+        lane.head = lane.count = 0;
+    }
+    m_active.clear();
     m_heap.clear();
+    m_now = 0;
     m_size = 0;
 }
 
-void RoceEventQueue::Push(const Entry& e) {
-    const uint64_t bucket = e.ts >> m_shift;
-    if (m_size == 0) {
-        m_runBucket = bucket;  // nothing pending: the wheel's window starts here
-    }
-    ++m_size;
-    if (bucket == m_runBucket) {
-        InsertIntoRun(e);
-    } else if (bucket > m_runBucket && bucket - m_runBucket < m_buckets) {
-        const std::size_t b = bucket & (m_buckets - 1);
-        uint32_t c = m_head[b];
-        if (c == kNone || m_chunks[c].count == kChunkEntries) {
-            uint32_t fresh = m_freeChunk;
-            if (fresh != kNone) {
-                m_freeChunk = m_chunks[fresh].next;
-            } else {
-                fresh = static_cast<uint32_t>(m_chunks.size());
-                m_chunks.emplace_back();
-            }
-            m_chunks[fresh].count = 0;
-            m_chunks[fresh].next = c;
-            m_head[b] = c = fresh;
+RoceEventQueue::Lane* RoceEventQueue::LaneFor(uint64_t delay, const Entry& e) {
+    // Fibonacci hashing: the set is the top bits of delay x 2^64 / phi.
+    const std::size_t set =
+        m_setBits == 0 ? 0 : static_cast<std::size_t>((delay * 0x9E3779B97F4A7C15ull) >> (64 - m_setBits));
+    Lane* ways = &m_lanes[2 * set];
+    for (int w = 0; w < 2; ++w) {
+        Lane& lane = ways[w];
+        if (lane.count != 0 && lane.delay == delay) {
+            const Entry& tail = lane.ring[(lane.head + lane.count - 1) & lane.mask];
+            return Earlier(e, tail) ? nullptr : &lane;
         }
-        Chunk& chunk = m_chunks[c];
-        chunk.entries[chunk.count++] = e;
-        m_bits[b >> 6] |= uint64_t{1} << (b & 63);
-        m_summary[b >> 12] |= uint64_t{1} << ((b >> 6) & 63);
-        ++m_wheelSize;
-    } else {
-        HeapPush(e);
+    }
+    for (int w = 0; w < 2; ++w) {
+        if (ways[w].count == 0) {
+            ways[w].delay = delay;
+            return &ways[w];
+        }
+    }
+    return nullptr;  // both ways hold other delays: the heap takes it
+}
+
+void RoceEventQueue::Push(const Entry& e) {
+    ++m_size;
+    if (e.ts >= m_now) {
+        if (Lane* lane = LaneFor(e.ts - m_now, e)) {
+            Append(static_cast<uint32_t>(lane - m_lanes.data()), e);
+            return;
+        }
+    }
+    HeapPush(e);
+}
+
+void RoceEventQueue::Append(uint32_t index, const Entry& e) {
+    Lane& lane = m_lanes[index];
+    if (lane.count == lane.ring.size()) {
+        Grow(lane);
+    }
+    lane.ring[(lane.head + lane.count) & lane.mask] = e;
+    if (++lane.count == 1) {
+        m_active.push_back({e.ts, e.uid, index});
+        ActiveSiftUp(m_active.size() - 1);
     }
 }
 
-void RoceEventQueue::InsertIntoRun(const Entry& e) {
-    // New entries are usually the latest of the bucket (largest uid): they go at the end.
-    std::size_t i = m_run.size();
-    while (i > m_runHead && Earlier(e, m_run[i - 1])) {
-        --i;
+void RoceEventQueue::Grow(Lane& lane) {
+    const uint64_t capacity = std::max<uint64_t>(kFirstRingEntries, 2 * lane.ring.size());
+    std::vector<Entry> ring(capacity);
+    for (uint64_t i = 0; i < lane.count; ++i) {
+        ring[i] = lane.ring[(lane.head + i) & lane.mask];
     }
-    m_run.insert(m_run.begin() + static_cast<std::ptrdiff_t>(i), e);
+    lane.ring.swap(ring);
+    lane.mask = capacity - 1;
+    lane.head = 0;
 }
 
 RoceEventQueue::Entry RoceEventQueue::Pop() {
-    if (m_runHead == m_run.size()) {
-        m_run.clear();
-        m_runHead = 0;
-        Refill();
-    }
     --m_size;
-    if (!m_heap.empty() && (m_runHead == m_run.size() || Earlier(m_heap.front(), m_run[m_runHead]))) {
-        return HeapPop();
+    if (m_active.empty() || (!m_heap.empty() && KeyEarlier(m_heap.front().ts, m_heap.front().uid,
+                                                           m_active[0].ts, m_active[0].uid))) {
+        const Entry e = HeapPop();
+        m_now = e.ts;
+        return e;
     }
-    return m_run[m_runHead++];
+    Lane& lane = m_lanes[m_active[0].lane];
+    const Entry e = lane.ring[lane.head];
+    lane.head = (lane.head + 1) & lane.mask;
+    if (--lane.count != 0) {
+        const Entry& next = lane.ring[lane.head];
+        m_active[0].ts = next.ts;
+        m_active[0].uid = next.uid;
+    } else {
+        m_active[0] = m_active.back();
+        m_active.pop_back();
+    }
+    if (!m_active.empty()) {
+        ActiveSiftDown(0);
+    }
+    m_now = e.ts;
+    return e;
 }
 
-void RoceEventQueue::Refill() {
-    if (m_wheelSize == 0) {
-        if (!m_heap.empty()) {
-            m_runBucket = m_heap.front().ts >> m_shift;  // move the window to the next event
+void RoceEventQueue::ActiveSiftUp(std::size_t i) {
+    const Active moving = m_active[i];
+    while (i > 0) {
+        const std::size_t parent = (i - 1) / 2;
+        if (!Earlier(moving, m_active[parent])) {
+            break;
         }
-        return;
+        m_active[i] = m_active[parent];
+        i = parent;
     }
-    const std::size_t start = (m_runBucket + 1) & (m_buckets - 1);
-    std::size_t b = FindFrom(start);
-    if (b == m_buckets) {
-        b = FindFrom(0);
-    }
-    m_runBucket += 1 + ((b - start) & (m_buckets - 1));
-    for (uint32_t c = m_head[b]; c != kNone;) {
-        Chunk& chunk = m_chunks[c];
-        m_run.insert(m_run.end(), chunk.entries, chunk.entries + chunk.count);
-        m_wheelSize -= chunk.count;
-        const uint32_t next = chunk.next;
-        chunk.next = m_freeChunk;
-        m_freeChunk = c;
-        c = next;
-    }
-    m_head[b] = kNone;
-    m_bits[b >> 6] &= ~(uint64_t{1} << (b & 63));
-    if (m_bits[b >> 6] == 0) {
-        m_summary[b >> 12] &= ~(uint64_t{1} << ((b >> 6) & 63));
-    }
-    std::sort(m_run.begin(), m_run.end(), Earlier);
+    m_active[i] = moving;
 }
 
-std::size_t RoceEventQueue::FindFrom(std::size_t bucket) const {
-    std::size_t word = bucket >> 6;
-    if (word >= m_bits.size()) {
-        return m_buckets;
-    }
-    const uint64_t here = m_bits[word] & (~uint64_t{0} << (bucket & 63));
-    if (here) {
-        return (word << 6) + static_cast<std::size_t>(__builtin_ctzll(here));
-    }
-    ++word;
-    std::size_t group = word >> 6;
-    if (group >= m_summary.size()) {
-        return m_buckets;
-    }
-    uint64_t words = m_summary[group] & (~uint64_t{0} << (word & 63));
+void RoceEventQueue::ActiveSiftDown(std::size_t i) {
+    const Active moving = m_active[i];
+    const std::size_t n = m_active.size();
     while (true) {
-        if (words) {
-            const std::size_t w = (group << 6) + static_cast<std::size_t>(__builtin_ctzll(words));
-            return (w << 6) + static_cast<std::size_t>(__builtin_ctzll(m_bits[w]));
+        std::size_t child = 2 * i + 1;
+        if (child >= n) {
+            break;
         }
-        if (++group >= m_summary.size()) {
-            return m_buckets;
+        if (child + 1 < n && Earlier(m_active[child + 1], m_active[child])) {
+            ++child;
         }
-        words = m_summary[group];
+        if (!Earlier(m_active[child], moving)) {
+            break;
+        }
+        m_active[i] = m_active[child];
+        i = child;
     }
+    m_active[i] = moving;
 }
 
 void RoceEventQueue::HeapPush(const Entry& e) {
