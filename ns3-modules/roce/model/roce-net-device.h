@@ -148,7 +148,12 @@ private:
     bool m_linkUp = true;
     TimePs m_cutThroughPs = 0;
     uint32_t m_localHost = UINT32_MAX;
-    bool m_busy = false;
+    bool m_busy = false;  // a frame is on the wire (or was, until the skipped poll's moment: see Kick())
+    // The end of the frame on the wire and the poll then: scheduled (pending), or skipped with its place in
+    // the event order kept (owner had nothing to send).
+    bool m_donePending = false;
+    TimePs m_doneAtPs = 0;
+    uint64_t m_doneUid = 0;
     bool m_dequeuing = false;
     PacketQueue m_control;
     TimePs m_pausedUntil[kNumPriorities] = {};

@@ -15,6 +15,9 @@ public:
     virtual ~RocePortOwner() = default;
     // Next packet for `port`, skipping priorities set in `pausedMask`; null when nothing may be sent now.
     virtual RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) = 0;
+    // True when Dequeue(port, any mask) would now return null and change nothing, and only a call to the
+    // device's Kick() can change that: the device may then skip its poll at the end of the frame on the wire.
+    virtual bool NothingToSend(uint32_t /*port*/) const { return false; }
     // A frame arrived on `port` (PFC frames are consumed by the device and never get here).
     virtual void Receive(uint32_t port, RocePacket* packet) = 0;
 };

@@ -36,6 +36,16 @@ public:
         m_queue.Push({m_now + delayPs, m_nextUid++, call, object, arg});
     }
     TimePs NowPs() const { return m_now; }
+    // An event that may never be needed keeps its place in the order: take its uid now, when it would have
+    // been scheduled, and schedule it later (if at all) at the time fixed now with ScheduleCallAt. HasPassed
+    // tells whether its moment has gone by, i.e. it orders before the event running now.
+    uint64_t ReserveUid() { return m_nextUid++; }
+    void ScheduleCallAt(TimePs atPs, uint64_t uid, Call call, void* object, uint64_t arg) {
+        m_queue.Push({atPs, uid, call, object, arg});
+    }
+    bool HasPassed(TimePs atPs, uint64_t uid) const {
+        return atPs < m_now || (atPs == m_now && uid < m_currentUid);
+    }
 
     // ns3::SimulatorImpl.
     void Destroy() override;
@@ -85,9 +95,12 @@ private:
 void ScheduleCall(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg);
 // A member function void(uint64_t) of `object`: ScheduleMember<&Class::Method>(delayPs, object, arg).
 template <auto Method, typename T>
+void CallMember(void* object, uint64_t arg) {
+    (static_cast<T*>(object)->*Method)(arg);
+}
+template <auto Method, typename T>
 void ScheduleMember(TimePs delayPs, T* object, uint64_t arg = 0) {
-    ScheduleCall(
-        delayPs, [](void* o, uint64_t a) { (static_cast<T*>(o)->*Method)(a); }, object, arg);
+    ScheduleCall(delayPs, &CallMember<Method, T>, object, arg);
 }
 
 }  // namespace mlnet::roce
