@@ -24,12 +24,13 @@ bool KeyEarlier(uint64_t ts, uint64_t uid, uint64_t otherTs, uint64_t otherUid) 
 }  // namespace
 
 RoceEventQueue::RoceEventQueue(unsigned laneSets)
-    : m_setBits(SetBits(laneSets)), m_lanes(2 * std::size_t{laneSets}) {}
+    : m_setBits(SetBits(laneSets)), m_lanes(2 * std::size_t{laneSets}), m_candidate(laneSets, UINT64_MAX) {}
 
 void RoceEventQueue::Clear() {
     for (Lane& lane : m_lanes) {
         lane.head = lane.count = 0;
     }
+    std::fill(m_candidate.begin(), m_candidate.end(), UINT64_MAX);
     m_active.clear();
     m_heap.clear();
     m_now = 0;
@@ -43,10 +44,19 @@ RoceEventQueue::Lane* RoceEventQueue::LaneFor(uint64_t delay, const Entry& e) {
     Lane* ways = &m_lanes[2 * set];
     for (int w = 0; w < 2; ++w) {
         Lane& lane = ways[w];
-        if (lane.count != 0 && lane.delay == delay) {
+        if (lane.delay == delay) {
+            if (lane.count == 0) {
+                return &lane;
+            }
             const Entry& tail = lane.ring[(lane.head + lane.count - 1) & lane.mask];
             return Earlier(e, tail) ? nullptr : &lane;
         }
+    }
+    // A delay gets a lane on its second push in a row to this set: one-off delays (pacing wake-ups, timers)
+    // stay in the heap, or they would fill the lanes with single entries and deepen the lanes' heap.
+    if (m_candidate[set] != delay) {
+        m_candidate[set] = delay;
+        return nullptr;
     }
     for (int w = 0; w < 2; ++w) {
         if (ways[w].count == 0) {

@@ -53,8 +53,8 @@ public:
 
 private:
     struct Lane {
-        uint64_t delay = 0;
-        std::vector<Entry> ring;  // capacity a power of two; entries [head, head + count) modulo it
+        uint64_t delay = UINT64_MAX;  // the delay it holds (kept while empty: the same delay reuses it)
+        std::vector<Entry> ring;      // capacity a power of two; entries [head, head + count) modulo it
         uint64_t mask = 0;
         uint64_t head = 0;
         uint64_t count = 0;
@@ -80,9 +80,10 @@ private:
 
     const unsigned m_setBits;  // log2(sets): a delay's set is the top m_setBits bits of its hash
     std::vector<Lane> m_lanes;
-    std::vector<Active> m_active;  // binary min-heap of the non-empty lanes
-    std::vector<Entry> m_heap;     // 4-ary min-heap of everything else
-    uint64_t m_now = 0;            // time of the last popped entry
+    std::vector<uint64_t> m_candidate;  // per set: the last delay that found no lane there
+    std::vector<Active> m_active;       // binary min-heap of the non-empty lanes
+    std::vector<Entry> m_heap;          // 4-ary min-heap of everything else
+    uint64_t m_now = 0;                 // time of the last popped entry
     std::size_t m_size = 0;
 };
 
