@@ -11,6 +11,7 @@ ModelRules ModelRules::HpccCompatible() {
     r.referenceFlowStarts = true;
     r.ecmp = EcmpHashing::HpccReference;
     r.hpccShiftPacing = true;
+    r.referenceNicArbitration = true;
     return r;
 }
 
@@ -19,6 +20,7 @@ void ModelRules::ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const 
     settings.ecmp = ecmp;
     // The reference: HPCC only.
     settings.nic.shiftPacingOnRateChange = hpccShiftPacing && algorithm == CcAlgorithm::Hpcc;
+    settings.nic.arbitration = referenceNicArbitration ? NicArbitration::ScanAll : NicArbitration::ReadyRing;
 }
 
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
@@ -36,6 +38,11 @@ void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
     cmd.AddValue("hpcc-rate-change",
                  "keep (default) or shift (the reference: an HPCC rate change moves the pending send time)",
                  o.hpccRateChange);
+    cmd.AddValue(
+        "nic-arbitration",
+        "ours (default: round robin over the QPs that may send) or hpcc (the reference's scan of every QP "
+        "in opening order)",
+        o.nicArbitration);
 }
 
 namespace {
@@ -72,7 +79,8 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
         !pick("hpcc-queue", o.hpccQueue, "mean", "point", pointQueue, error) ||
         !pick("flow-starts", o.flowStarts, "exact", "reference", rules.referenceFlowStarts, error) ||
         !pick("ecmp", o.ecmp, "ours", "hpcc", referenceEcmp, error) ||
-        !pick("hpcc-rate-change", o.hpccRateChange, "keep", "shift", shift, error)) {
+        !pick("hpcc-rate-change", o.hpccRateChange, "keep", "shift", shift, error) ||
+        !pick("nic-arbitration", o.nicArbitration, "ours", "hpcc", rules.referenceNicArbitration, error)) {
         return false;
     }
     rules.framing = hpccFraming ? Framing::Hpcc : Framing::RoceV2;
@@ -83,12 +91,13 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
 }
 
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over) {
-    ModelRuleOptions m = over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", ""};
+    ModelRuleOptions m = over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", "", ""};
     for (const auto& [field, value] : {std::pair<std::string*, const std::string*>{&m.framing, &over.framing},
                                        {&m.hpccQueue, &over.hpccQueue},
                                        {&m.flowStarts, &over.flowStarts},
                                        {&m.ecmp, &over.ecmp},
-                                       {&m.hpccRateChange, &over.hpccRateChange}}) {
+                                       {&m.hpccRateChange, &over.hpccRateChange},
+                                       {&m.nicArbitration, &over.nicArbitration}}) {
         if (!value->empty()) {
             *field = *value;
         }
@@ -101,7 +110,8 @@ std::string describeModelRules(const ModelRules& r) {
            (r.hpccMeanQueue ? "mean" : "point") + ", flow starts " +
            (r.referenceFlowStarts ? "reference" : "exact") + ", ECMP " +
            (r.ecmp == EcmpHashing::HpccReference ? "hpcc" : "ours") + ", HPCC rate change " +
-           (r.hpccShiftPacing ? "shift" : "keep");
+           (r.hpccShiftPacing ? "shift" : "keep") + ", NIC arbitration " +
+           (r.referenceNicArbitration ? "hpcc" : "ours");
 }
 
 }  // namespace mlnet::roce

@@ -30,10 +30,13 @@ struct ModelRules {
     // frame set (ours), or moves by that frame's serialization at the new rate minus at the old (the
     // reference's).
     bool hpccShiftPacing = false;
+    // --nic-arbitration=ours|hpcc: a NIC port's next QP from a round robin over those that may send
+    // (ours), or by the reference's scan of every QP in opening order (roce-nic.h NicArbitration).
+    bool referenceNicArbitration = false;
 
     static ModelRules HpccCompatible();
-    // The rules the fabric applies: framing and ECMP. (The HPCC queue term goes to selectCongestionControl,
-    // the flow starts to loadFlowFile.)
+    // The rules the fabric applies: framing, ECMP, pacing shifts and NIC arbitration. (The HPCC queue term
+    // goes to selectCongestionControl, the flow starts to loadFlowFile.)
     void ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const;
 };
 
@@ -41,7 +44,7 @@ struct ModelRules {
 // "none" or "hpcc") is applied first, then each rule given on its own ("" leaves it). Returns false with a
 // usage message naming the option and its values.
 struct ModelRuleOptions {
-    std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange;
+    std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange, nicArbitration;
 };
 // What was wrong: the option (as on the command line, without "--"; a description's key) and why.
 struct ModelRuleError {
@@ -53,7 +56,8 @@ bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, ModelRu
 // `over` applied on top of `base` (a network description's rules under the command line's): each option given
 // in `over` replaces base's; a given compat replaces base's compat and every rule base set on its own.
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over);
-// Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp and --hpcc-rate-change.
+// Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp, --hpcc-rate-change and
+// --nic-arbitration.
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& options);
 // One line naming every rule's choice, for the tools' output.
 std::string describeModelRules(const ModelRules& rules);

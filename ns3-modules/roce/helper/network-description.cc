@@ -240,7 +240,8 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
                                          {"hpcc-queue", &o.hpccQueue},
                                          {"flow-starts", &o.flowStarts},
                                          {"ecmp", &o.ecmp},
-                                         {"hpcc-rate-change", &o.hpccRateChange}}) {
+                                         {"hpcc-rate-change", &o.hpccRateChange},
+                                         {"nic-arbitration", &o.nicArbitration}}) {
             *field = s.string(key).value_or("");
         }
         ModelRules check;

@@ -236,6 +236,11 @@ void RoceNic::ShiftPacing(QueuePair& q, uint64_t rateBefore) {
         // only re-activates a QP that is still waiting.
         q.state = QpState::Idle;
     }
+    Port& port = m_ports[q.port];
+    if (m_settings.arbitration == NicArbitration::ScanAll && port.wakePending &&
+        q.nextAvailPs < port.wakeAtPs) {
+        WakeAt(q.port, std::max(q.nextAvailPs, nowPs()));  // the reference's UpdateNextAvail
+    }
 }
 
 void RoceNic::OnCnp(RocePacket* p) {

@@ -96,6 +96,9 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.dstQp = dstContext;
     q.state = QpState::Idle;
     ++m_activeQps;
+    if (m_settings.arbitration == NicArbitration::ScanAll) {
+        m_ports[q.port].scanOrder.emplace_back(qp, q.generation);
+    }
     return qp;
 }
 
@@ -221,6 +224,14 @@ void RoceNic::RingRemove(uint32_t qp) {
 
 void RoceNic::Activate(uint32_t qp, bool kick) {
     QueuePair& q = m_qps[qp];
+    if (m_settings.arbitration == NicArbitration::ScanAll) {
+        // Every dequeue scans all QPs: there is no eligibility to track, only the device to prompt (as the
+        // reference's TriggerTransmit).
+        if (kick && q.state != QpState::Free) {
+            m_ports[q.port].device->Kick();
+        }
+        return;
+    }
     if (q.state == QpState::Ready || q.state == QpState::Pacing || q.state == QpState::Free ||
         q.sndNxt >= q.sizeBytes) {
         return;
@@ -278,7 +289,68 @@ void RoceNic::Wake(uint64_t generationAndPort) {
     port.device->Kick();
 }
 
+RocePacket* RoceNic::DequeueScanning(uint32_t portIndex, uint8_t pausedMask) {
+    Port& port = m_ports[portIndex];
+    if (!port.control.empty() && !(pausedMask >> port.control.front()->priority & 1)) {
+        return port.control.pop();
+    }
+    std::vector<std::pair<uint32_t, uint32_t>>& order = port.scanOrder;
+    const auto finished = [&](const std::pair<uint32_t, uint32_t>& e) {
+        return m_qps[e.first].generation != e.second || m_qps[e.first].state == QpState::Free;
+    };
+    const TimePs now = nowPs();
+    const uint32_t n = static_cast<uint32_t>(order.size());
+    uint32_t chosen = n, firstFinished = n;
+    for (uint32_t i = 1; i <= n; ++i) {
+        const uint32_t at = (i + port.scanLast) % n;
+        if (finished(order[at])) {
+            firstFinished = std::min(firstFinished, at);
+            continue;
+        }
+        const QueuePair& q = m_qps[order[at].first];
+        if (!(pausedMask >> q.priority & 1) && q.sndNxt < q.sizeBytes && WindowOpen(q)) {
+            if (q.nextAvailPs > now) {
+                continue;
+            }
+            chosen = at;
+            break;
+        }
+    }
+    if (firstFinished < n) {
+        // The reference's compaction: finished QPs from the first one the scan met on leave the order, the
+        // rest keep theirs (and the position served last keeps its number).
+        uint32_t kept = firstFinished;
+        for (uint32_t i = firstFinished + 1; i < n; ++i) {
+            if (!finished(order[i])) {
+                if (i == chosen) {
+                    chosen = kept;
+                }
+                order[kept++] = order[i];
+            }
+        }
+        order.resize(kept);
+    }
+    if (chosen < n) {
+        port.scanLast = chosen;
+        return BuildData(order[chosen].first);
+    }
+    TimePs next = UINT64_MAX;
+    for (const auto& e : order) {
+        const QueuePair& q = m_qps[e.first];
+        if (!finished(e) && q.sndNxt < q.sizeBytes) {
+            next = std::min(next, q.nextAvailPs);
+        }
+    }
+    if (!port.wakePending && next != UINT64_MAX && next > now) {
+        WakeAt(portIndex, next);
+    }
+    return nullptr;
+}
+
 RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
+    if (m_settings.arbitration == NicArbitration::ScanAll) {
+        return DequeueScanning(portIndex, pausedMask);
+    }
     Port& port = m_ports[portIndex];
     if (!port.control.empty() && !(pausedMask >> port.control.front()->priority & 1)) {
         return port.control.pop();

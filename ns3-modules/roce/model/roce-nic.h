@@ -31,6 +31,17 @@
 
 namespace mlnet::roce {
 
+// How a NIC port picks the queue pair that sends next.
+enum class NicArbitration : uint8_t {
+    // Round robin over the QPs that may send now; paced ones wait in a heap, window-bound ones until an ACK.
+    // O(1) per packet.
+    ReadyRing,
+    // The HPCC reference's: every QP of the port in the order they opened, scanned from the one after the
+    // last served for the first that may send now; finished QPs leave the order when a scan meets them; when
+    // none may send, one wake-up at the earliest pacing time, unless one is pending. O(QPs) per packet.
+    ScanAll,
+};
+
 struct NicSettings {
     uint32_t mtuPayloadBytes = 1000;  // payload per data packet
     FrameCharges frames;              // what data, ACK and CNP frames are charged (real RoCEv2 by default)
@@ -45,6 +56,7 @@ struct NicSettings {
     bool ecnEchoOnAck = false;            // HPCC-compatible: CE echoed on ACKs instead of CNPs
     bool intEnabled = false;              // data packets carry an INT stack, echoed on ACKs (HPCC)
     uint8_t ackPriority = 0;              // class of ACK/NACK/CNP (0: strict priority)
+    NicArbitration arbitration = NicArbitration::ReadyRing;
 };
 
 // Completion of one message at its sender (the last byte acknowledged).
@@ -198,6 +210,10 @@ private:
         TimePs wakeAtPs = 0;
         uint64_t wakeGeneration = 0;
         bool wakePending = false;
+        // NicArbitration::ScanAll: the port's QPs (index, generation) in the order they opened, and the
+        // position served last.
+        std::vector<std::pair<uint32_t, uint32_t>> scanOrder;
+        uint32_t scanLast = 0;
     };
 
     void OnData(RocePacket* p);
@@ -210,6 +226,7 @@ private:
     // Makes the QP eligible (ring, pacing heap or parked); `kick` asks the device to send, which callers
     // inside Dequeue must not do.
     void Activate(uint32_t qp, bool kick = true);
+    RocePacket* DequeueScanning(uint32_t port, uint8_t pausedMask);
     void RingInsert(uint32_t qp);
     void RingRemove(uint32_t qp);
     void Reschedule(uint32_t qp);
