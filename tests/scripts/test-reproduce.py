@@ -7,7 +7,8 @@ Usage: tests/scripts/test-reproduce.py [-v] [unittest options]   (exit status 0:
 
 Covers: --list, an unknown NAME (exit 1 with a suggestion), a missing binary (exit 2 naming scripts/build),
 failed simulations (stand-in tools run through the real sweep; exit 3 naming the points), --no-run without
-results (exit 3), a malformed result file (exit 2 naming file and line), every figure family (FCT, queue CDF,
+results (exit 3), a malformed result file (exit 2 naming file and line), a point whose inputs changed since it
+ran (exit 2 naming the point and the input), every figure family (FCT, queue CDF,
 iteration time, per-collective time, PFC timeline, training queue CDF from .gz samples, incast victim, rate
 traces, Themis utilisation) rendered from fake runs (PNG and PDF written, no temporaries left, CSV numbers
 checked against hand-computed values), an incomplete grid (figure written, the absent point reported), and the
@@ -72,7 +73,11 @@ class FakeRuns:
         with open(os.path.join(folder, name), "w") as f:
             f.write(text)
 
-    def finish(self, point):
+    def finish(self, point, inputs=None):
+        # What the sweep records when it starts a point: its command and the digests of the spec's inputs.
+        _, command, env = self.spec.command_for(point, self.dir)
+        self.write(point, "point.json", json.dumps({"command": command, "env": env,
+                                                    "inputs": inputs or self.spec.input_digests()}))
         self.write(point, "status.json", json.dumps({"state": "done", "exit_code": 0, "error": ""}))
 
 
@@ -192,6 +197,20 @@ class FctFigures(Case):
         # Samples 0, 0, 4000, 8000, 16000: two of five empty; nearest-rank p50 is the third value.
         self.assertEqual((hpcc["samples"], hpcc["zero_fraction"], hpcc["p50_bytes"], hpcc["max_bytes"]),
                          ("5", "0.4", "4000", "16000"))
+
+    def test_stale_point_is_refused(self):
+        # A point that ran before an input of the spec changed: --no-run must not plot it as current.
+        runs = self.make()
+        point = runs.points[0]
+        inputs = dict(runs.spec.input_digests())
+        name = sorted(inputs)[0]
+        inputs[name] = "0" * 64
+        runs.finish(point, inputs)
+        result = run("hpcc-fct-small", "--no-run", "--runs", runs.dir, "--out", self.out)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("point %s" % point.name, result.stderr)
+        self.assertIn("ran with other inputs: %s has changed" % name, result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "hpcc-fct-small.png")))
 
     def test_incomplete_grid(self):
         runs = self.make(skip="timely")
