@@ -63,13 +63,13 @@ TEST(RoceEventQueue, PopsInTimeThenUidOrderForNearFarAndEqualTimes) {
         [](std::mt19937_64& rng) -> uint64_t {
             switch (rng() % 5) {
                 case 0:
-                    return 0;  // same time as now: lands in the run being consumed
+                    return 0;  // same time as now
                 case 1:
                     return rng() % 16;
                 case 2:
                     return rng() % 1024;
                 case 3:
-                    return 1024 + rng() % 100000;  // beyond the horizon: the heap
+                    return 1024 + rng() % 100000;  // far ahead, nearly all distinct: the heap
                 default:
                     return (rng() % 4) * 80;  // a few equal times
             }
@@ -88,8 +88,8 @@ TEST(RoceEventQueue, DefaultGeometryWithPacketLikeDelays) {
         2, 300000);
 }
 
-TEST(RoceEventQueue, WindowFollowsLongIdleGaps) {
-    // Times jump by far more than the horizon between bursts; order stays exact and the queue drains.
+TEST(RoceEventQueue, LongIdleGapsBetweenBursts) {
+    // Times jump by 2^40 between bursts of short delays; order stays exact and the queue drains.
     RoceEventQueue queue(1);
     CheckAgainstReference(
         queue,
@@ -107,6 +107,46 @@ TEST(RoceEventQueue, FixedDelaysFillLanesBeyondTheirFirstRing) {
             return rng() % 50 == 0 ? rng() % 100000 : kinds[rng() % 4];
         },
         4, 400000);
+}
+
+TEST(RoceEventQueue, ReservedUidsPushedLaterPopInOrder) {
+    // What skipped polls do: take a uid now for a time fixed now, push it later (or never), amid lane traffic
+    // of the same delays.
+    RoceEventQueue queue;
+    std::mt19937_64 rng(5);
+    std::set<Key> reference;
+    std::vector<Key> reserved;
+    uint64_t now = 0, uid = 0;
+    const uint64_t kinds[] = {6880, 86560, 1006880, 1086560};
+    for (int op = 0; op < 300000; ++op) {
+        const uint64_t r = rng() % 100;
+        if (r < 40 || reference.empty()) {
+            const uint64_t ts = now + kinds[rng() % 4];
+            queue.Push({ts, uid, nullptr, nullptr, uid});
+            reference.insert({ts, uid++});
+        } else if (r < 50) {
+            reserved.push_back({now + kinds[rng() % 4], uid++});
+        } else if (r < 58 && !reserved.empty()) {
+            const std::size_t i = rng() % reserved.size();
+            const Key k = reserved[i];
+            reserved.erase(reserved.begin() + static_cast<std::ptrdiff_t>(i));
+            if (k.first >= now) {  // a poll whose moment has not passed
+                queue.Push({k.first, k.second, nullptr, nullptr, k.second});
+                reference.insert(k);
+            }
+        } else {
+            const RoceEventQueue::Entry e = queue.Pop();
+            ASSERT_EQ(Key(e.ts, e.uid), *reference.begin()) << "operation " << op;
+            reference.erase(reference.begin());
+            now = e.ts;
+        }
+    }
+    while (!reference.empty()) {
+        const RoceEventQueue::Entry e = queue.Pop();
+        ASSERT_EQ(Key(e.ts, e.uid), *reference.begin());
+        reference.erase(reference.begin());
+    }
+    EXPECT_TRUE(queue.Empty());
 }
 
 TEST(RoceEventQueue, AnEntryBelowItsLanesLastUidStillPopsInOrder) {

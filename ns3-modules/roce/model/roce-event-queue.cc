@@ -17,10 +17,6 @@ unsigned SetBits(unsigned laneSets) {
     return static_cast<unsigned>(__builtin_ctz(laneSets));
 }
 
-bool KeyEarlier(uint64_t ts, uint64_t uid, uint64_t otherTs, uint64_t otherUid) {
-    return ts != otherTs ? ts < otherTs : uid < otherUid;
-}
-
 }  // namespace
 
 RoceEventQueue::RoceEventQueue(unsigned laneSets)
@@ -52,8 +48,8 @@ RoceEventQueue::Lane* RoceEventQueue::LaneFor(uint64_t delay, const Entry& e) {
             return Earlier(e, tail) ? nullptr : &lane;
         }
     }
-    // A delay gets a lane on its second push in a row to this set: one-off delays (pacing wake-ups, timers)
-    // stay in the heap, or they would fill the lanes with single entries and deepen the lanes' heap.
+    // A delay gets a lane on its second lane-less push in a row to this set: one-off delays (pacing wake-ups,
+    // timers) stay in the heap, or they would fill the lanes with single entries and deepen the lanes' heap.
     if (m_candidate[set] != delay) {
         m_candidate[set] = delay;
         return nullptr;

@@ -29,7 +29,10 @@ public:
         void* object;
         uint64_t arg;
     };
-    static bool Earlier(const Entry& a, const Entry& b) { return a.ts != b.ts ? a.ts < b.ts : a.uid < b.uid; }
+    static bool KeyEarlier(uint64_t ts, uint64_t uid, uint64_t otherTs, uint64_t otherUid) {
+        return ts != otherTs ? ts < otherTs : uid < otherUid;
+    }
+    static bool Earlier(const Entry& a, const Entry& b) { return KeyEarlier(a.ts, a.uid, b.ts, b.uid); }
 
     // 2 x laneSets lanes (laneSets a power of two, at most 2^16); a delay may use the two lanes of its set.
     explicit RoceEventQueue(unsigned laneSets = 32);
@@ -65,9 +68,7 @@ private:
         uint64_t uid;
         uint32_t lane;
     };
-    static bool Earlier(const Active& a, const Active& b) {
-        return a.ts != b.ts ? a.ts < b.ts : a.uid < b.uid;
-    }
+    static bool Earlier(const Active& a, const Active& b) { return KeyEarlier(a.ts, a.uid, b.ts, b.uid); }
 
     // The lane for entries `delay` ahead that can take `e` in order, or null.
     Lane* LaneFor(uint64_t delay, const Entry& e);

@@ -100,13 +100,19 @@ uint8_t RoceNetDevice::PausedMask() const {
 
 void RoceNetDevice::Kick() {
     if (m_busy && !m_donePending) {
+        // Without our implementation (disposed, or another one chosen since) the place in the order cannot be
+        // kept; the poll then runs at its time, after what is already due then.
         RoceSimulatorImpl* sim = RoceSimulatorImpl::Current();
-        if (sim->HasPassed(m_doneAtPs, m_doneUid)) {
+        if (sim ? sim->HasPassed(m_doneAtPs, m_doneUid) : nowPs() >= m_doneAtPs) {
             m_busy = false;  // the frame ended and the skipped poll would have found nothing
         } else {
             // Something changed before the frame ended: the poll is needed, in the place it would have had.
-            sim->ScheduleCallAt(m_doneAtPs, m_doneUid,
-                                &CallMember<&RoceNetDevice::TransmitComplete, RoceNetDevice>, this, 0);
+            if (sim) {
+                sim->ScheduleCallAt(m_doneAtPs, m_doneUid,
+                                    &CallMember<&RoceNetDevice::TransmitComplete, RoceNetDevice>, this, 0);
+            } else {
+                ScheduleMember<&RoceNetDevice::TransmitComplete>(m_doneAtPs - nowPs(), this);
+            }
             m_donePending = true;
             return;
         }
@@ -126,6 +132,7 @@ void RoceNetDevice::Kick() {
 
 void RoceNetDevice::StartTransmission(RocePacket* packet) {
     m_busy = true;
+    m_donePending = true;  // until decided below: a Kick() from a trace sink must find the wire busy
     const TimePs txPs = wireTimePs(packet->frameBytes, m_charges.OverheadBytes(), m_rateBps);
     m_txBytes += packet->frameBytes;
     ++m_txFrames;

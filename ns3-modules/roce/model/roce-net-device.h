@@ -148,7 +148,9 @@ private:
     bool m_linkUp = true;
     TimePs m_cutThroughPs = 0;
     uint32_t m_localHost = UINT32_MAX;
-    bool m_busy = false;  // a frame is on the wire (or was, until the skipped poll's moment: see Kick())
+    // A frame is on the wire; after a skipped poll it stays set past the frame's end, until the next Kick()
+    // finds that moment gone by.
+    bool m_busy = false;
     // The end of the frame on the wire and the poll then: scheduled (pending), or skipped with its place in
     // the event order kept (owner had nothing to send).
     bool m_donePending = false;

@@ -291,9 +291,6 @@ void RoceNic::Wake(uint64_t generationAndPort) {
 
 RocePacket* RoceNic::DequeueScanning(uint32_t portIndex, uint8_t pausedMask) {
     Port& port = m_ports[portIndex];
-    if (!port.control.empty() && !(pausedMask >> port.control.front()->priority & 1)) {
-        return port.control.pop();
-    }
     std::vector<std::pair<uint32_t, uint32_t>>& order = port.scanOrder;
     const auto finished = [&](const std::pair<uint32_t, uint32_t>& e) {
         return m_qps[e.first].generation != e.second || m_qps[e.first].state == QpState::Free;
@@ -348,12 +345,12 @@ RocePacket* RoceNic::DequeueScanning(uint32_t portIndex, uint8_t pausedMask) {
 }
 
 RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
-    if (m_settings.arbitration == NicArbitration::ScanAll) {
-        return DequeueScanning(portIndex, pausedMask);
-    }
     Port& port = m_ports[portIndex];
     if (!port.control.empty() && !(pausedMask >> port.control.front()->priority & 1)) {
         return port.control.pop();
+    }
+    if (m_settings.arbitration == NicArbitration::ScanAll) {
+        return DequeueScanning(portIndex, pausedMask);
     }
     const TimePs now = nowPs();
     while (!port.pacing.empty() && port.pacing.front().first <= now) {

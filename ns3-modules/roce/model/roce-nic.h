@@ -223,8 +223,8 @@ private:
     void ShiftPacing(QueuePair& q, uint64_t rateBefore);
     void SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data);
     RocePacket* BuildData(uint32_t qp);
-    // Makes the QP eligible (ring, pacing heap or parked); `kick` asks the device to send, which callers
-    // inside Dequeue must not do.
+    // Makes the QP eligible (ring, pacing heap or parked; under NicArbitration::ScanAll only the device is
+    // prompted); `kick` asks the device to send, which callers inside Dequeue must not do.
     void Activate(uint32_t qp, bool kick = true);
     RocePacket* DequeueScanning(uint32_t port, uint8_t pausedMask);
     void RingInsert(uint32_t qp);

@@ -15,8 +15,6 @@
 
 namespace mlnet::roce {
 
-class RoceNetDevice;
-
 enum class PacketKind : uint8_t {
     Data,   // RoCEv2 RC SEND/WRITE: BTH (+ INT) + payload
     Ack,    // BTH + AETH (ACK)
@@ -44,8 +42,9 @@ inline constexpr uint8_t kEcnNotEct = 0;
 inline constexpr uint8_t kEcnEct0 = 2;
 inline constexpr uint8_t kEcnCe = 3;
 
-// Two cache lines, aligned: the first holds what every hop reads (the switch's forwarding, queueing, buffer
-// and cable fields), the second what only the NICs and INT read. Frames of a large run are mostly out of
+// Two cache lines, aligned: the first holds what a hop reads (the switch's forwarding, queueing, buffer and
+// cable fields), the second what the NICs read, the INT pointer, and the 5-tuple a switch hashes when the
+// packet carries no route. Frames of a large run are mostly out of
 // cache when their next event comes, so each line the hop path touches is a miss.
 struct alignas(64) RocePacket {
     PacketKind kind = PacketKind::Data;

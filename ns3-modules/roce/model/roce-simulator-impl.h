@@ -1,6 +1,7 @@
 // The packet model's simulator implementation, selected through ns-3's SimulatorImplementationType. It runs
 // ordinary ns-3 events exactly as ns-3's default implementation does (one order by time, then by the order of
-// scheduling; the same event ids, counts, Stop, Cancel, Remove and destroy events), and also light events: a
+// scheduling; the same event ids, Stop, Cancel, Remove and destroy events; the count leaves out the polls
+// idle RoCE ports skip, which ns-3's implementation would run), and also light events: a
 // function pointer, an object and one integer, pooled, with no EventImpl allocation, reference counting,
 // virtual dispatch or logging check. The RoCE model's per-packet events (transmit complete, delivery,
 // wake-ups, CC timers) are light; the rest of ns-3 works unchanged. Light events cannot be cancelled: their
