@@ -244,7 +244,7 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
         std::vector<PfcEvent> pfc;
         uint64_t events = 0;
     };
-    auto run = [](bool ns3Default) {
+    auto run = [](bool ns3Default, DataScheduler scheduler) {
         Run r;
         if (ns3Default) {
             setenv("NS_GLOBAL_VALUE", "SimulatorImplementationType=ns3::DefaultSimulatorImpl", 1);
@@ -256,6 +256,7 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
             FabricSettings config;
             config.ecn = {{k100G, 20'000, 200'000, 0.2}};
             config.bufferBytes = 1 << 20;  // small, so that the incast pauses the senders
+            config.switches.scheduler = scheduler;
             LinkSettings link;
             link.rateBps = k100G;
             TestNetwork net(std::make_shared<const TopologySpec>(buildFatTree(4, link)), config, diag);
@@ -264,7 +265,8 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
             for (uint32_t s = 0; s < 16; ++s) {
                 for (uint32_t d = 0; d < 16; ++d) {
                     if (s != d) {
-                        net.runner.AddFlow(s, d, 64'000, 3, 100, 0);
+                        // Two data classes, so that the switches' schedulers choose between them.
+                        net.runner.AddFlow(s, d, 64'000, static_cast<uint8_t>(3 + (s + d) % 2), 100, 0);
                     }
                 }
             }
@@ -282,22 +284,25 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
         UsePicosecondTime();
         return r;
     };
-    const Run ns3Run = run(true);
-    const Run ours = run(false);
-    ASSERT_EQ(ours.fct.size(), 255u);
-    ASSERT_EQ(ns3Run.fct.size(), ours.fct.size());
-    for (std::size_t i = 0; i < ours.fct.size(); ++i) {
-        EXPECT_EQ(ours.fct[i].srcNode, ns3Run.fct[i].srcNode);
-        EXPECT_EQ(ours.fct[i].startPs, ns3Run.fct[i].startPs);
-        EXPECT_EQ(ours.fct[i].finishPs, ns3Run.fct[i].finishPs) << "flow " << i;
+    // Per-packet round robin over the classes, and deficit round robin (whose idle polls must not move it).
+    for (DataScheduler scheduler : {DataScheduler::RoundRobin, DataScheduler::DeficitRoundRobin}) {
+        const Run ns3Run = run(true, scheduler);
+        const Run ours = run(false, scheduler);
+        ASSERT_EQ(ours.fct.size(), 255u);
+        ASSERT_EQ(ns3Run.fct.size(), ours.fct.size());
+        for (std::size_t i = 0; i < ours.fct.size(); ++i) {
+            EXPECT_EQ(ours.fct[i].srcNode, ns3Run.fct[i].srcNode);
+            EXPECT_EQ(ours.fct[i].startPs, ns3Run.fct[i].startPs);
+            EXPECT_EQ(ours.fct[i].finishPs, ns3Run.fct[i].finishPs) << "flow " << i;
+        }
+        EXPECT_GT(ours.pfc.size(), 0u);
+        ASSERT_EQ(ours.pfc.size(), ns3Run.pfc.size());
+        for (std::size_t i = 0; i < ours.pfc.size(); ++i) {
+            EXPECT_EQ(ours.pfc[i].timePs, ns3Run.pfc[i].timePs) << "pfc event " << i;
+        }
+        // Idle ports' polls were skipped, so fewer events ran.
+        EXPECT_LT(ours.events, ns3Run.events);
     }
-    EXPECT_GT(ours.pfc.size(), 0u);
-    ASSERT_EQ(ours.pfc.size(), ns3Run.pfc.size());
-    for (std::size_t i = 0; i < ours.pfc.size(); ++i) {
-        EXPECT_EQ(ours.pfc[i].timePs, ns3Run.pfc[i].timePs) << "pfc event " << i;
-    }
-    // Idle ports' polls were skipped, so fewer events ran.
-    EXPECT_LT(ours.events, ns3Run.events);
 }
 
 }  // namespace

@@ -146,6 +146,11 @@ int RoceSwitch::PickDataClass(Port& port, uint8_t pausedMask) {
         return port.current;
     }
     // Deficit round robin by bytes: keep serving the current class while its deficit covers the head packet.
+    // With no class ready there is no round to run: an idle poll leaves the pointer and deficits alone, so
+    // how often a port is polled cannot change what it sends.
+    if (ready == 0) {
+        return -1;
+    }
     for (int k = 0; k < 2 * kNumPriorities; ++k) {
         const int q = port.current;
         if (eligible(q) && port.deficit[q] >= port.queues[q].front()->frameBytes) {

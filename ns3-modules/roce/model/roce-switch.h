@@ -81,12 +81,8 @@ public:
     }
 
     RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) override;
-    // Every queue of the port is empty. Not for an NPU's ports (its NIC is asked too) nor under deficit round
-    // robin (an idle poll moves its pointer).
-    bool NothingToSend(uint32_t port) const override {
-        return !m_localNic && m_ports[port].nonEmpty == 0 &&
-               m_settings.scheduler == DataScheduler::RoundRobin;
-    }
+    // Every queue of the port is empty. Not for an NPU's ports: its NIC is asked too.
+    bool NothingToSend(uint32_t port) const override { return !m_localNic && m_ports[port].nonEmpty == 0; }
     void Receive(uint32_t port, RocePacket* packet) override;
 
     // Egress port chosen for a flow (tests and path tracing).
