@@ -446,14 +446,19 @@ uint32_t Routing::chooseAsReference(uint32_t vertex, uint32_t srcHost, uint32_t 
     const uint32_t key[3] = {hpccIpv4(m_spec.vertices[srcHost].originalId),
                              hpccIpv4(m_spec.vertices[dstHost].originalId), flowKey};
     const uint32_t index = murmur3x86(key, 3, m_spec.vertices[vertex].originalId) % span.count;
-    // The index-th port in neighbour-id order, without sorting: count the ports whose neighbour comes first.
+    // The reference lists a switch's next hops in the order its routing BFS meets them, which walks each
+    // node's neighbours in the order of their objects' addresses. Its switch objects are over 2 MB each (a
+    // per-port-pair byte counter), so each is mapped on its own and every one lands below the one made
+    // before: next hops come in descending node id (checked against its packet trace on the k=4 fat-tree:
+    // with ascending order every cross-pod flow took another core switch). The index-th port in that order,
+    // without sorting: count the ports whose neighbour comes first.
     auto neighbour = [&](uint32_t i) {
         return m_spec.vertices[m_spec.portPeer(vertex, span.ports[i])].originalId;
     };
     for (uint32_t i = 0; i < span.count; ++i) {
         uint32_t before = 0;
         for (uint32_t j = 0; j < span.count; ++j) {
-            before += neighbour(j) < neighbour(i) || (neighbour(j) == neighbour(i) && j < i);
+            before += neighbour(j) > neighbour(i) || (neighbour(j) == neighbour(i) && j < i);
         }
         if (before == index) {
             return span.ports[i];
