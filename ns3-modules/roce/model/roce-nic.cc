@@ -148,7 +148,7 @@ void RoceNic::FreeQp(uint32_t qp) {
 }
 
 void RoceNic::CompleteEmpty(uint32_t qp, uint32_t generation) {
-    if (m_qps[qp].generation == generation && m_qps[qp].state != QpState::Free) {
+    if (SameConnection(qp, generation)) {
         CompleteMessages(qp);
     }
 }
@@ -293,7 +293,7 @@ RocePacket* RoceNic::DequeueScanning(uint32_t portIndex, uint8_t pausedMask) {
     Port& port = m_ports[portIndex];
     std::vector<std::pair<uint32_t, uint32_t>>& order = port.scanOrder;
     const auto finished = [&](const std::pair<uint32_t, uint32_t>& e) {
-        return m_qps[e.first].generation != e.second || m_qps[e.first].state == QpState::Free;
+        return !SameConnection(e.first, e.second);
     };
     const TimePs now = nowPs();
     const uint32_t n = static_cast<uint32_t>(order.size());
@@ -498,10 +498,10 @@ void RoceNic::ArmCcTimer(uint32_t qp) {
 void RoceNic::CcTimer(uint64_t generationAndQp) {
     const uint32_t qp = static_cast<uint32_t>(generationAndQp);
     const uint32_t generation = static_cast<uint32_t>(generationAndQp >> 32);
-    QueuePair& q = m_qps[qp];
-    if (q.generation != generation || q.state == QpState::Free) {
+    if (!SameConnection(qp, generation)) {
         return;
     }
+    QueuePair& q = m_qps[qp];
     const TimePs now = nowPs();
     if (q.ccTimerPs > now) {
         return;  // superseded by an earlier timer that re-armed a later one

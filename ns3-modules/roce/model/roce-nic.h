@@ -247,6 +247,11 @@ private:
     void ReceiveEmpty(uint32_t rx, uint64_t flowId);
     void FreeQp(uint32_t qp);
     bool WindowOpen(const QueuePair& q) const;
+    // Slot `qp` still holds the connection that had `generation` (timers and the scan order name QPs by
+    // both).
+    bool SameConnection(uint32_t qp, uint32_t generation) const {
+        return m_qps[qp].generation == generation && m_qps[qp].state != QpState::Free;
+    }
     // The port a flow of this host towards dstHost leaves on.
     // flowKey: Routing::flowKey of the direction.
     uint32_t PortTowards(uint32_t dstHost, uint32_t flowKey) const;
