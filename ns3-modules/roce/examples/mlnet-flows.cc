@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     cmd.AddValue("fct", "FCT output (overrides FCT_OUTPUT_FILE)", fctOverride);
     cmd.AddValue("pfc-output", "PFC output (overrides PFC_OUTPUT_FILE)", pfcOverride);
     cmd.AddValue("qlen-output", "queue samples (overrides QLEN_MON_FILE)", qlenOverride);
-    cmd.AddValue("cc", "congestion control overriding CC_MODE: none, dcqcn, hpcc, timely or dctcp", cc);
+    const std::string ccHelp = "congestion control overriding CC_MODE: " + ccAlgorithmChoices();
+    cmd.AddValue("cc", ccHelp, cc);
     cmd.AddValue(
         "cc-preset",
         "config (parameters from the file, HPCC-compatible), paper (each algorithm's own defaults) or "

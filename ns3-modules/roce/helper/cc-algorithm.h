@@ -27,16 +27,28 @@ inline const char* ccAlgorithmName(CcAlgorithm a) {
     return "none";
 }
 
-// False for a name that is none of the five.
+inline constexpr CcAlgorithm kCcAlgorithms[] = {CcAlgorithm::None, CcAlgorithm::Dcqcn, CcAlgorithm::Hpcc,
+                                                CcAlgorithm::Timely, CcAlgorithm::Dctcp};
+
+// False for a name that is none of kCcAlgorithms.
 inline bool parseCcAlgorithm(const std::string& name, CcAlgorithm& out) {
-    for (CcAlgorithm a : {CcAlgorithm::None, CcAlgorithm::Dcqcn, CcAlgorithm::Hpcc, CcAlgorithm::Timely,
-                          CcAlgorithm::Dctcp}) {
+    for (CcAlgorithm a : kCcAlgorithms) {
         if (name == ccAlgorithmName(a)) {
             out = a;
             return true;
         }
     }
     return false;
+}
+
+// "none, dcqcn, hpcc, timely or dctcp", for error messages.
+inline std::string ccAlgorithmChoices() {
+    std::string text;
+    const std::size_t n = sizeof(kCcAlgorithms) / sizeof(kCcAlgorithms[0]);
+    for (std::size_t i = 0; i < n; ++i) {
+        text += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(ccAlgorithmName(kCcAlgorithms[i]));
+    }
+    return text;
 }
 
 }  // namespace mlnet::roce

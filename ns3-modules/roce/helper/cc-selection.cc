@@ -125,7 +125,7 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
                 break;
         }
     } else if (!parseCcAlgorithm(algorithm, chosen)) {
-        diag.error("--cc must be none, dcqcn, hpcc, timely or dctcp, not '" + algorithm + "'");
+        diag.error("--cc must be " + ccAlgorithmChoices() + ", not '" + algorithm + "'");
         return s;
     }
     Preset preset = Preset::Config;

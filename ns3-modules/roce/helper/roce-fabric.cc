@@ -312,10 +312,9 @@ cc::FlowParams RoceFabric::FlowParamsOf(uint32_t srcHost, uint32_t dstHost) cons
     const Path path = PathBetween(srcHost, dstHost);
     cc::FlowParams flow;
     flow.mtuBytes = m_settings.nic.mtuPayloadBytes;
-    // The NIC replaces it with the rate of the port the flow leaves on (RoceNic::OpenConnection).
-    flow.lineRateBps = m_nics.empty() ? 0 : m_nics[srcHost]->Device()->RateBps();
+    // No line rate: the NIC sets the rate of the port the flow leaves on (RoceNic::OpenConnection).
+    flow.lineRateBps = 0;
     if (path.hops == 0) {
-        flow.lineRateBps = flow.lineRateBps ? flow.lineRateBps : 1;
         return flow;
     }
     const FrameCharges& frames = m_settings.nic.frames;
@@ -329,6 +328,10 @@ cc::FlowParams RoceFabric::FlowParamsOf(uint32_t srcHost, uint32_t dstHost) cons
     }
     flow.bdpBytes = flow.baseRttNs * path.bottleneckBps / 8'000'000'000ull;
     return flow;
+}
+
+cc::FlowParams RoceFabric::FlowParamsFor(uint32_t srcHost, uint32_t dstHost) const {
+    return m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
 }
 
 TimePs RoceFabric::IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes) const {
@@ -354,8 +357,7 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     RoceNic& dst = *m_nics[dstHost];
     if (!m_settings.reuseConnections) {
         const uint16_t sport = NextSourcePort(srcHost, dstHost);
-        const cc::FlowParams params =
-            m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
+        const cc::FlowParams params = FlowParamsFor(srcHost, dstHost);
         const uint32_t context = dst.OpenReceive(messageId, srcHost, sport, flowDstPort);
         dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
         src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
@@ -369,8 +371,7 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     Connection& c = it->second;
     if (opened) {
         const uint16_t sport = NextSourcePort(srcHost, dstHost);
-        const cc::FlowParams params =
-            m_settings.globalBaseRtt ? m_globalFlow : FlowParamsOf(srcHost, dstHost);
+        const cc::FlowParams params = FlowParamsFor(srcHost, dstHost);
         c.receiveContext = dst.OpenReceive(m_nextConnection, srcHost, sport, flowDstPort);
         c.qp = src.OpenConnection(m_nextConnection, dstHost, c.receiveContext, priority, sport, flowDstPort,
                                   params);

@@ -80,6 +80,7 @@ public:
 
     // Path facts between two hosts (the route of the first flow port): base RTT = two propagation delays plus
     // one MTU frame per hop; ideal FCT = base RTT + (size + per-packet headers) at the bottleneck rate.
+    // Its line rate is left 0: the NIC sets the rate of the port a flow leaves on.
     cc::FlowParams FlowParamsOf(uint32_t srcHost, uint32_t dstHost) const;
     TimePs IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes) const;
 
@@ -130,6 +131,8 @@ private:
     std::vector<std::vector<ns3::Ptr<RoceNetDevice>>> m_devices;  // by vertex, in port order
     std::vector<ns3::Ptr<RoceChannel>> m_channels;                // by cable
     int64_t m_streamsUsed = 0;
+    // What a new connection's congestion control is told: the network-wide facts or its own path's.
+    cc::FlowParams FlowParamsFor(uint32_t srcHost, uint32_t dstHost) const;
     cc::FlowParams m_globalFlow;
     // A connection's UDP source port: per source host (ours), or per (source, destination) pair from 10000
     // as the reference numbers them (with its ECMP hashing, whose paths depend on the port).

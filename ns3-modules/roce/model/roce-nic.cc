@@ -274,15 +274,15 @@ void RoceNic::WakeAt(uint32_t portIndex, TimePs atPs) {
     port.wakePending = true;
     port.wakeAtPs = atPs;
     // The event carries the port (32 bits: an NPU of a large FullyConnected dimension has thousands) and the
-    // low 32 bits of the wake's generation, which tell the latest wake from superseded ones.
+    // wake's generation, which tells the latest wake from superseded ones (32 bits wrap only after 2^32 wakes
+    // of one port while one is pending, which cannot happen).
     ++port.wakeGeneration;
-    ScheduleMember<&RoceNic::Wake>(atPs - nowPs(), this,
-                                   (port.wakeGeneration & 0xffffffffu) << 32 | portIndex);
+    ScheduleMember<&RoceNic::Wake>(atPs - nowPs(), this, uint64_t{port.wakeGeneration} << 32 | portIndex);
 }
 
 void RoceNic::Wake(uint64_t generationAndPort) {
-    Port& port = m_ports[generationAndPort & 0xffffffffu];
-    if (!port.wakePending || generationAndPort >> 32 != (port.wakeGeneration & 0xffffffffu)) {
+    Port& port = m_ports[static_cast<uint32_t>(generationAndPort)];
+    if (!port.wakePending || static_cast<uint32_t>(generationAndPort >> 32) != port.wakeGeneration) {
         return;
     }
     port.wakePending = false;

@@ -151,7 +151,8 @@ private:
         uint32_t dstQp = 0;  // receive context at the peer
         uint16_t udpSrcPort = 0;
         uint8_t priority = 3;
-        QpState state = QpState::Free;  // beside priority: the fields before sizeBytes fill one cache line
+        QpState state =
+            QpState::Free;  // beside priority, in the padding after it (the struct is 8 bytes shorter)
         uint32_t port = 0;
         RoceRoute route;  // of its data packets
         uint64_t sizeBytes = 0, sndNxt = 0, sndUna = 0, highestSent = 0;
@@ -208,7 +209,7 @@ private:
         int lastPriority = 0;
         std::vector<std::pair<TimePs, uint32_t>> pacing;  // min-heap on next-available time
         TimePs wakeAtPs = 0;
-        uint64_t wakeGeneration = 0;
+        uint32_t wakeGeneration = 0;
         bool wakePending = false;
         // NicArbitration::ScanAll: the port's QPs (index, generation) in the order they opened, and the
         // position served last.

@@ -29,16 +29,16 @@ RoceRoute RoceRoute::Compute(const TopologySpec& spec, const Routing& routing, u
                              uint32_t dstHost, uint32_t flowKey) {
     RoceRoute route;
     uint32_t hops = 0;
-    bool fits = true;
     walk(spec, routing, srcHost, dstHost, flowKey, [&](uint32_t port) {
         if (hops < kMaxHops) {
+            // 16 bits suffice: TopologySpec::validate refuses vertices with more ports (routing tables number
+            // them in 16 bits too), and built networks stay far below.
             route.ports[hops] = static_cast<uint16_t>(port);
-            fits = fits && port <= UINT16_MAX;
         }
         ++hops;
     });
-    // A path too long to carry, or through a vertex with more ports than 16 bits number: switches route it.
-    route.length = hops <= kMaxHops && fits ? static_cast<uint8_t>(hops) : 0;
+    // A path too long to carry: switches route it.
+    route.length = hops <= kMaxHops ? static_cast<uint8_t>(hops) : 0;
     return route;
 }
 
