@@ -16,6 +16,7 @@
 #include "flow-file.h"
 #include "frame-charges.h"
 #include "model-rules.h"
+#include "roce-timing.h"
 #include "network/hpcc-topology.h"
 #include "network/routing.h"
 #include "network/topology-builders.h"
@@ -36,18 +37,34 @@ TEST(FrameCharges, RoceV2IsTheRealFrame) {
     EXPECT_EQ(f.OverheadBytes(), 20u);
 }
 
-// The reference's packet sizes: PPP 2 + IPv4 20 + UDP 8 + SeqTs 6 (+ INT) per data packet, ACKs padded to 48.
+// The reference's packet sizes: its 14-byte "PPP" header + IPv4 20 + UDP 8 + SeqTs 6 (+ INT) per data packet,
+// ACKs 14 + 20 + 12 (+ INT) padded to 60. Its packet trace of the k=4 incast shows 1048 B (DCQCN) and 1090 B
+// (HPCC) data packets and 60 B / 88 B ACKs.
 TEST(FrameCharges, HpccFramingIsTheReferencesPacketSizes) {
-    for (const auto& [intBlock, data, ack] : {std::tuple<uint32_t, uint32_t, uint32_t>{0, 1036, 48},
-                                              {FrameCharges::kTimelyIntBlockBytes, 1044, 48},
-                                              {FrameCharges::kHpccIntBlockBytes, 1078, 76}}) {
+    for (const auto& [intBlock, data, ack] : {std::tuple<uint32_t, uint32_t, uint32_t>{0, 1048, 60},
+                                              {FrameCharges::kTimelyIntBlockBytes, 1056, 60},
+                                              {FrameCharges::kHpccIntBlockBytes, 1090, 88}}) {
         const FrameCharges f{Framing::Hpcc, intBlock};
         EXPECT_EQ(f.Data(1000, intBlock == FrameCharges::kHpccIntBlockBytes), data);
-        EXPECT_EQ(f.Data(7, false), 7u + 36 + intBlock);  // a flow's short last packet
+        EXPECT_EQ(f.Data(7, false), 7u + 48 + intBlock);  // a flow's short last packet
         EXPECT_EQ(f.Ack(3, true), ack);                   // fixed block, whatever the hops
-        EXPECT_EQ(f.Pause(), 31u);
+        EXPECT_EQ(f.Pause(), 43u);
         EXPECT_EQ(f.OverheadBytes(), 0u);
     }
+}
+
+// The reference's frame times are whole nanoseconds, truncated: its trace of a saturated 100 Gb/s port spaces
+// 1090 B packets 87 ns apart (87.2 exact) and 1048 B ones 83 ns (83.84 exact). Our own framing keeps the
+// picoseconds, preamble and gap included.
+TEST(FrameCharges, HpccFramingTakesTheReferencesWholeNanoseconds) {
+    const FrameCharges reference{Framing::Hpcc, 0};
+    EXPECT_EQ(chargedWireTimePs(reference, 1090, 100'000'000'000), 87'000u);
+    EXPECT_EQ(chargedWireTimePs(reference, 1048, 100'000'000'000), 83'000u);
+    EXPECT_EQ(chargedWireTimePs(reference, 60, 100'000'000'000), 4'000u);
+    EXPECT_EQ(chargedWireTimePs(reference, 1090, 6'300'000'000), 1'384'000u);  // a paced flow: 1384.13 ns
+    EXPECT_EQ(chargedWireTimePs(reference, 1048, 400'000'000'000), 20'000u);   // 20.96 ns
+    const FrameCharges ours;
+    EXPECT_EQ(chargedWireTimePs(ours, 1062, 100'000'000'000), 86'560u);  // (1062 + 20) B x 80 ps
 }
 
 // Published MurmurHash3 x86_32 vectors.
@@ -175,9 +192,22 @@ struct BenchCase {
     const char* flows;
     const char* cc;
     double minMedian, maxMedian;
+    double maxRatio;  // no flow slower than this against the reference (bounds p99 and max)
+    double minRatio;  // nor faster
+    bool exact;       // fct.txt equal to the reference's line for line (in any order)
 };
 
 class CompatAgainstReference : public ::testing::TestWithParam<BenchCase> {};
+
+std::vector<std::string> sortedLines(const std::string& path) {
+    std::vector<std::string> lines;
+    std::istringstream in(readFileBytes(path));
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+    }
+    std::sort(lines.begin(), lines.end());
+    return lines;
+}
 
 TEST_P(CompatAgainstReference, PerFlowFctRatios) {
     const BenchCase& c = GetParam();
@@ -193,6 +223,9 @@ TEST_P(CompatAgainstReference, PerFlowFctRatios) {
                             "/pfc.txt --compat=hpcc > " + dir + "/out.txt 2>&1";
     const int raw = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << readFileBytes(dir + "/out.txt");
+    if (c.exact) {
+        EXPECT_EQ(sortedLines(dir + "/fct.txt"), sortedLines(reference));
+    }
     const auto ours = readFct(dir + "/fct.txt");
     const auto ref = readFct(reference);
     ASSERT_EQ(ours.size(), ref.size());
@@ -208,21 +241,27 @@ TEST_P(CompatAgainstReference, PerFlowFctRatios) {
     const double median = quantile(ratios, 0.5);
     EXPECT_GE(median, c.minMedian);
     EXPECT_LE(median, c.maxMedian);
+    EXPECT_LE(*std::max_element(ratios.begin(), ratios.end()), c.maxRatio);
+    EXPECT_GE(*std::min_element(ratios.begin(), ratios.end()), c.minRatio);
 }
 
-// Medians measured with --compat=hpcc: a2a 0.978 (HPCC) .. 1.040 (TIMELY), incast 0.984 .. 1.025.
-INSTANTIATE_TEST_SUITE_P(HpccBenchK4, CompatAgainstReference,
-                         ::testing::Values(BenchCase{"a2a_4MB", "dcqcn", 0.975, 1.00},
-                                           BenchCase{"a2a_4MB", "hp", 0.97, 0.99},
-                                           BenchCase{"a2a_4MB", "dctcp", 0.99, 1.01},
-                                           BenchCase{"a2a_4MB", "timely", 0.99, 1.015},
-                                           BenchCase{"incast_10MB", "dcqcn", 0.98, 1.00},
-                                           BenchCase{"incast_10MB", "hp", 0.975, 0.99},
-                                           BenchCase{"incast_10MB", "dctcp", 0.995, 1.015},
-                                           BenchCase{"incast_10MB", "timely", 0.99, 1.005}),
-                         [](const ::testing::TestParamInfo<BenchCase>& run) {
-                             return std::string(run.param.flows) + "_" + run.param.cc;
-                         });
+// Bounds around what --compat=hpcc measures today (median, max, min): a2a DCQCN 1.001 / 1.643 / 0.721,
+// HPCC 0.998 / 1.070 / 0.956, DCTCP 1.000 / 1.019 / 0.975, TIMELY 1.004 / 2.065 / 0.576; incast DCQCN
+// 0.994 / 1.099 / 0.928, HPCC 0.996 / 1.025 / 0.919, DCTCP identical, TIMELY 1.001 / 1.009 / 0.992.
+// DCQCN marks at random (its flows cannot match one by one); TIMELY's all-to-all is chaotic.
+INSTANTIATE_TEST_SUITE_P(
+    HpccBenchK4, CompatAgainstReference,
+    ::testing::Values(BenchCase{"a2a_4MB", "dcqcn", 0.99, 1.01, 1.75, 0.65, false},
+                      BenchCase{"a2a_4MB", "hp", 0.99, 1.005, 1.10, 0.93, false},
+                      BenchCase{"a2a_4MB", "dctcp", 0.995, 1.005, 1.03, 0.96, false},
+                      BenchCase{"a2a_4MB", "timely", 0.995, 1.015, 2.2, 0.50, false},
+                      BenchCase{"incast_10MB", "dcqcn", 0.985, 1.005, 1.12, 0.90, false},
+                      BenchCase{"incast_10MB", "hp", 0.99, 1.005, 1.035, 0.90, false},
+                      BenchCase{"incast_10MB", "dctcp", 1.0, 1.0, 1.0, 1.0, true},
+                      BenchCase{"incast_10MB", "timely", 0.995, 1.005, 1.02, 0.98, false}),
+    [](const ::testing::TestParamInfo<BenchCase>& run) {
+        return std::string(run.param.flows) + "_" + run.param.cc;
+    });
 
 }  // namespace
 }  // namespace mlnet::roce

@@ -342,7 +342,7 @@ TimePs RoceFabric::IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeB
     const cc::FlowParams flow = FlowParamsOf(srcHost, dstHost);
     if (frames.framing == Framing::Hpcc) {
         // The reference's "standalone FCT": headers without the INT block, in whole ns.
-        const uint64_t bytes = sizeBytes + packets * FrameCharges::kHpccIdealHeaderBytes;
+        const uint64_t bytes = sizeBytes + packets * FrameCharges::kHpccDataHeaderBytes;
         return nsToPs(flow.baseRttNs + bytes * 8'000'000'000ull / path.bottleneckBps);
     }
     const uint32_t overhead = frames.Data(mtu, m_settings.nic.intEnabled) - mtu + frames.OverheadBytes();

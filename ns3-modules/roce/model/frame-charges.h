@@ -1,10 +1,11 @@
 // What each kind of frame costs on the wire: the bytes a link is busy for and a buffer holds. Two framings:
 //   RoceV2 (default): the real frames of wire-format.h, plus preamble/SFD and inter-frame gap per frame.
 //   Hpcc: the packet sizes of the HPCC reference simulator, so its published runs can be reproduced frame for
-//     frame: data = payload + 36 B (PPP 2, IPv4 20, UDP 8, sequence/priority 6) + its INT block, ACK/NACK =
-//     PPP 2 + IPv4 20 + 12 B + INT block padded to 48 B, PFC = PPP 2 + IPv4 20 + 9 B, no preamble and no gap.
-//     The INT block is fixed per algorithm whatever the route: 42 B for HPCC (five hop slots and a count),
-//     8 B for TIMELY (a timestamp), none otherwise.
+//     frame: data = payload + 48 B (its "PPP" header, which it sizes as an Ethernet header: 14; IPv4 20,
+//     UDP 8, sequence/priority 6) + its INT block, ACK/NACK = 14 + 20 + 12 B + INT block, padded to 60 B,
+//     PFC = 14 + 20 + 9 B, no preamble and no gap. The INT block is fixed per algorithm whatever the route:
+//     42 B for HPCC (five hop slots and a count), 8 B for TIMELY (a timestamp), none otherwise. The time a
+//     frame takes is the reference's too (roce-timing.h chargedWireTimePs).
 // Captures are real RoCEv2 frames in both framings (pcap-writer.h): the framing changes what is charged, not
 // what a capture shows.
 #ifndef MLNET_ROCE_FRAME_CHARGES_H
@@ -23,14 +24,11 @@ struct FrameCharges {
     Framing framing = Framing::RoceV2;
     uint32_t hpccIntBlockBytes = 0;  // Hpcc framing: the reference's INT block for the algorithm (42, 8 or 0)
 
-    static constexpr uint32_t kHpccDataHeaderBytes = 2 + 20 + 8 + 6;
-    static constexpr uint32_t kHpccAckHeaderBytes = 2 + 20 + 12;
-    static constexpr uint32_t kHpccMinAckBytes =
-        48;  // the reference pads ACKs as if to a 60-byte Ethernet frame
-    static constexpr uint32_t kHpccPauseBytes = 2 + 20 + 9;
-    // The reference's ideal ("standalone") FCT counts a 14-byte Ethernet header where its packets carry
-    // PPP's 2.
-    static constexpr uint32_t kHpccIdealHeaderBytes = 14 + 20 + 8 + 6;
+    static constexpr uint32_t kHpccL2HeaderBytes = 14;  // its PppHeader: 2 bytes of protocol, 12 of zeros
+    static constexpr uint32_t kHpccDataHeaderBytes = kHpccL2HeaderBytes + 20 + 8 + 6;
+    static constexpr uint32_t kHpccAckHeaderBytes = kHpccL2HeaderBytes + 20 + 12;
+    static constexpr uint32_t kHpccMinAckBytes = 60;  // the reference pads ACKs to a minimal Ethernet frame
+    static constexpr uint32_t kHpccPauseBytes = kHpccL2HeaderBytes + 20 + 9;
     static constexpr uint32_t kHpccIntBlockBytes = 42;   // HPCC: five 8-byte hop slots and a 16-bit count
     static constexpr uint32_t kTimelyIntBlockBytes = 8;  // TIMELY: one 64-bit timestamp
 

@@ -133,7 +133,7 @@ void RoceNetDevice::Kick() {
 void RoceNetDevice::StartTransmission(RocePacket* packet) {
     m_busy = true;
     m_donePending = true;  // until decided below: a Kick() from a trace sink must find the wire busy
-    const TimePs txPs = wireTimePs(packet->frameBytes, m_charges.OverheadBytes(), m_rateBps);
+    const TimePs txPs = chargedWireTimePs(m_charges, packet->frameBytes, m_rateBps);
     m_txBytes += packet->frameBytes;
     ++m_txFrames;
     m_txDataFrames += packet->kind == PacketKind::Data;

@@ -226,9 +226,8 @@ void RoceNic::OnAck(RocePacket* p) {
 }
 
 void RoceNic::ShiftPacing(QueuePair& q, uint64_t rateBefore) {
-    const uint32_t overhead = m_settings.frames.OverheadBytes();
-    const TimePs before = wireTimePs(q.lastFrameBytes, overhead, rateBefore);
-    const TimePs after = wireTimePs(q.lastFrameBytes, overhead, q.cc->rateBps());
+    const TimePs before = chargedWireTimePs(m_settings.frames, q.lastFrameBytes, rateBefore);
+    const TimePs after = chargedWireTimePs(m_settings.frames, q.lastFrameBytes, q.cc->rateBps());
     q.nextAvailPs = after >= before ? q.nextAvailPs + (after - before)
                                     : q.nextAvailPs - std::min(q.nextAvailPs, before - after);
     if (q.state == QpState::Pacing) {

@@ -434,7 +434,7 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
     q.sndNxt += payload;
     q.highestSent = std::max(q.highestSent, q.sndNxt);
     p->lastOfMessage = q.sndNxt == boundary;
-    q.nextAvailPs = now + wireTimePs(p->frameBytes, m_settings.frames.OverheadBytes(), q.cc->rateBps());
+    q.nextAvailPs = now + chargedWireTimePs(m_settings.frames, p->frameBytes, q.cc->rateBps());
     q.lastFrameBytes = p->frameBytes;
     q.cc->onSend(now / 1000, payload);
     ArmRtoScan();
