@@ -14,6 +14,7 @@
 
 #include "ns3/simulator.h"
 
+#include "cc-selection.h"
 #include "network/hpcc-topology.h"
 #include "network/topology.h"
 #include "roce-test-util.h"
@@ -369,6 +370,49 @@ TEST(RoceFabric, BothNicArbitrationsShareAPortPacketByPacket) {
             delivered += net.fabric.Nic(k).DeliveredBytes();
         }
         EXPECT_EQ(delivered, 1'800'000u);
+    }
+}
+
+// INT records in the reference's field units: two HPCC flows into one port, the ACKs echo the switch's
+// records. With INT_MULTI 4 every byte count is a multiple of 512 and every queue reading of 320 (truncated);
+// at full width the 1090-byte frames give byte counts that are not, and the queue readings are exact.
+TEST(RoceFabric, ReferenceIntFieldsAreTruncatedToItsUnits) {
+    for (const uint32_t multi : {0u, 4u}) {
+        Diagnostics diag;
+        FabricSettings config = baseConfig();
+        config.nic.frames = FrameCharges{Framing::Hpcc, FrameCharges::kHpccIntBlockBytes};
+        applyCongestionControl(config, selectCongestionControl(HpccConfig{}, "hpcc", "paper", diag));
+        config.switches.intFieldMulti = multi;
+        TestNetwork net(star(3), config, diag);
+        ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+        net.runner.AddFlow(1, 0, 2'000'000, 3, 100, 0);
+        net.runner.AddFlow(2, 0, 2'000'000, 3, 100, 0);
+        std::vector<IntHop> records;  // the switch's record on each ACK host 0 sends
+        net.fabric.Nic(0).Device()->TraceConnectWithoutContext(
+            "Tx", ns3::MakeBoundCallback(
+                      +[](std::vector<IntHop>* r, const RocePacket* p) {
+                          if (p->kind == PacketKind::Ack && p->intHops == 1) {
+                              r->push_back(p->hops[0]);
+                          }
+                      },
+                      &records));
+        ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+        ASSERT_EQ(net.runner.Fct().size(), 2u);
+        ASSERT_GT(records.size(), 3'000u);
+        std::size_t offUnitBytes = 0, offUnitQueue = 0, queued = 0;
+        for (const IntHop& h : records) {
+            offUnitBytes += h.txBytes % 512 != 0;
+            offUnitQueue += h.queueBytes % 320 != 0;
+            queued += h.queueBytes > 0;
+        }
+        EXPECT_GT(queued, 100u);  // the port did queue: the queue field was exercised
+        if (multi == 0) {
+            EXPECT_GT(offUnitBytes, records.size() / 2);
+            EXPECT_GT(offUnitQueue, 0u);
+        } else {
+            EXPECT_EQ(offUnitBytes, 0u);
+            EXPECT_EQ(offUnitQueue, 0u);
+        }
     }
 }
 

@@ -33,6 +33,7 @@ FabricSettings fabricSettingsFromHpccConfig(const HpccConfig& config, const CcSe
         s.headroomFactor = *config.headroomFactor;
     }
     s.globalBaseRtt = config.globalT;
+    s.intMulti = config.intMulti;
     applyCongestionControl(s, selection);
     if (!config.qlenMonFile.empty()) {
         // Sampled when queues change, at most once per interval per port: no sweep over idle ports.

@@ -54,6 +54,9 @@ struct FabricSettings {
     double defaultErrorRate = 0;  // per frame, for cables whose own error rate is 0 (ERROR_RATE_PER_LINK)
     uint64_t windowBytes = 0;     // fixed window of "none" when no factory is given; 0: none
     bool globalBaseRtt = true;    // base RTT/BDP of the longest host pair for every flow (GLOBAL_T)
+    // The reference's INT field unit multiplier (INT_MULTI), applied when the model rules ask for its INT
+    // fields (ModelRules::referenceIntFields -> switches.intFieldMulti).
+    uint32_t intMulti = 1;
     // Messages share one queue pair per (source, destination, priority) instead of one each (NCCL keeps its
     // connections; HPCC-style experiments and ASTRA-sim's ns-3 backend open one per message).
     bool reuseConnections = false;

@@ -12,6 +12,7 @@ ModelRules ModelRules::HpccCompatible() {
     r.ecmp = EcmpHashing::HpccReference;
     r.hpccShiftPacing = true;
     r.referenceNicArbitration = true;
+    r.referenceIntFields = true;
     return r;
 }
 
@@ -21,6 +22,7 @@ void ModelRules::ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const 
     // The reference: HPCC only.
     settings.nic.shiftPacingOnRateChange = hpccShiftPacing && algorithm == CcAlgorithm::Hpcc;
     settings.nic.arbitration = referenceNicArbitration ? NicArbitration::ScanAll : NicArbitration::ReadyRing;
+    settings.switches.intFieldMulti = referenceIntFields ? settings.intMulti : 0;
 }
 
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
@@ -43,6 +45,11 @@ void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
         "ours (default: round robin over the QPs that may send) or hpcc (the reference's scan of every QP "
         "in opening order)",
         o.nicArbitration);
+    cmd.AddValue(
+        "int-fields",
+        "exact (default: full-width INT records) or hpcc (the reference's units: bytes in 128 B, queue "
+        "in 80 B, times INT_MULTI)",
+        o.intFields);
 }
 
 namespace {
@@ -80,7 +87,8 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
         !pick("flow-starts", o.flowStarts, "exact", "reference", rules.referenceFlowStarts, error) ||
         !pick("ecmp", o.ecmp, "ours", "hpcc", referenceEcmp, error) ||
         !pick("hpcc-rate-change", o.hpccRateChange, "keep", "shift", shift, error) ||
-        !pick("nic-arbitration", o.nicArbitration, "ours", "hpcc", rules.referenceNicArbitration, error)) {
+        !pick("nic-arbitration", o.nicArbitration, "ours", "hpcc", rules.referenceNicArbitration, error) ||
+        !pick("int-fields", o.intFields, "exact", "hpcc", rules.referenceIntFields, error)) {
         return false;
     }
     rules.framing = hpccFraming ? Framing::Hpcc : Framing::RoceV2;
@@ -91,13 +99,15 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
 }
 
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over) {
-    ModelRuleOptions m = over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", "", ""};
+    ModelRuleOptions m =
+        over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", "", "", ""};
     for (const auto& [field, value] : {std::pair<std::string*, const std::string*>{&m.framing, &over.framing},
                                        {&m.hpccQueue, &over.hpccQueue},
                                        {&m.flowStarts, &over.flowStarts},
                                        {&m.ecmp, &over.ecmp},
                                        {&m.hpccRateChange, &over.hpccRateChange},
-                                       {&m.nicArbitration, &over.nicArbitration}}) {
+                                       {&m.nicArbitration, &over.nicArbitration},
+                                       {&m.intFields, &over.intFields}}) {
         if (!value->empty()) {
             *field = *value;
         }
@@ -111,7 +121,8 @@ std::string describeModelRules(const ModelRules& r) {
            (r.referenceFlowStarts ? "reference" : "exact") + ", ECMP " +
            (r.ecmp == EcmpHashing::HpccReference ? "hpcc" : "ours") + ", HPCC rate change " +
            (r.hpccShiftPacing ? "shift" : "keep") + ", NIC arbitration " +
-           (r.referenceNicArbitration ? "hpcc" : "ours");
+           (r.referenceNicArbitration ? "hpcc" : "ours") + ", INT fields " +
+           (r.referenceIntFields ? "hpcc" : "exact");
 }
 
 }  // namespace mlnet::roce

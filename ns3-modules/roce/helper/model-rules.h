@@ -33,10 +33,13 @@ struct ModelRules {
     // --nic-arbitration=ours|hpcc: a NIC port's next QP from a round robin over those that may send
     // (ours), or by the reference's scan of every QP in opening order (roce-nic.h NicArbitration).
     bool referenceNicArbitration = false;
+    // --int-fields=exact|hpcc: HPCC's INT records at full width (ours), or in the reference's units: bytes
+    // in 128 x INT_MULTI B, queue in 80 x INT_MULTI B, truncated (SwitchSettings::intFieldMulti).
+    bool referenceIntFields = false;
 
     static ModelRules HpccCompatible();
-    // The rules the fabric applies: framing, ECMP, pacing shifts and NIC arbitration. (The HPCC queue term
-    // goes to selectCongestionControl, the flow starts to loadFlowFile.)
+    // The rules the fabric applies: framing, ECMP, pacing shifts, NIC arbitration and INT fields. (The HPCC
+    // queue term goes to selectCongestionControl, the flow starts to loadFlowFile.)
     void ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const;
 };
 
@@ -44,7 +47,7 @@ struct ModelRules {
 // "none" or "hpcc") is applied first, then each rule given on its own ("" leaves it). Returns false with a
 // usage message naming the option and its values.
 struct ModelRuleOptions {
-    std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange, nicArbitration;
+    std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange, nicArbitration, intFields;
 };
 // What was wrong: the option (as on the command line, without "--"; a description's key) and why.
 struct ModelRuleError {
@@ -56,8 +59,8 @@ bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, ModelRu
 // `over` applied on top of `base` (a network description's rules under the command line's): each option given
 // in `over` replaces base's; a given compat replaces base's compat and every rule base set on its own.
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over);
-// Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp, --hpcc-rate-change and
-// --nic-arbitration.
+// Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp, --hpcc-rate-change,
+// --nic-arbitration and --int-fields.
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& options);
 // One line naming every rule's choice, for the tools' output.
 std::string describeModelRules(const ModelRules& rules);

@@ -241,7 +241,8 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
                                          {"flow-starts", &o.flowStarts},
                                          {"ecmp", &o.ecmp},
                                          {"hpcc-rate-change", &o.hpccRateChange},
-                                         {"nic-arbitration", &o.nicArbitration}}) {
+                                         {"nic-arbitration", &o.nicArbitration},
+                                         {"int-fields", &o.intFields}}) {
             *field = s.string(key).value_or("");
         }
         ModelRules check;

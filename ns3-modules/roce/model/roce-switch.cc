@@ -206,9 +206,14 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
         if (m_settings.intEnabled) {
             NS_ABORT_MSG_IF(packet->intHops >= m_pool->intHops(),
                             "INT stack full: path longer than " << m_pool->intHops() << " switch hops");
+            uint64_t txBytes = port.txBytes, queueBytes = m_mmu->egressPortBytes(portIndex);
+            if (const uint64_t m = m_settings.intFieldMulti) {
+                txBytes -= txBytes % (128 * m);
+                queueBytes -= queueBytes % (80 * m);
+            }
             packet->hops[packet->intHops++] =
-                IntHop{psToNs(nowPs()), port.txBytes, m_mmu->egressPortBytes(portIndex),
-                       port.device->RateBps(), static_cast<uint64_t>(port.queueByteNs)};
+                IntHop{psToNs(nowPs()), txBytes, queueBytes, port.device->RateBps(),
+                       static_cast<uint64_t>(port.queueByteNs)};
         }
     }
     port.txBytes += packet->frameBytes;

@@ -22,6 +22,9 @@ enum class DataScheduler { RoundRobin, DeficitRoundRobin };
 
 struct SwitchSettings {
     bool intEnabled = false;
+    // 0: INT records at full width (ours). m >= 1: in the HPCC reference's field units (its IntHop): bytes
+    // sent in units of 128·m B and the queue in units of 80·m B, both truncated (m is its INT_MULTI).
+    uint32_t intFieldMulti = 0;
     DataScheduler scheduler = DataScheduler::RoundRobin;
     uint32_t dwrrQuantumBytes = 1500;
     uint16_t pauseQuanta = 0xffff;
