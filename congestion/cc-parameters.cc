@@ -91,6 +91,8 @@ const std::vector<ParamRow<DcqcnParams>>& dcqcnParameters() {
         {"AlphaInterval", ParamKind::Nanoseconds, 1, kHuge, "alpha update period", &P::alphaIntervalNs},
         {"DecreaseInterval", ParamKind::Nanoseconds, 1, kHuge, "rate-decrease period (one cut per period)",
          &P::decreaseIntervalNs},
+        {"FirstDecreaseDelay", ParamKind::Nanoseconds, 0, kHuge,
+         "the decrease grid's delay after first CNP + DecreaseInterval", &P::firstDecreaseDelayNs},
         {"IncreaseInterval", ParamKind::Nanoseconds, 1, kHuge,
          "rate-increase timer T, restarted by every cut", &P::increaseIntervalNs},
         {"ByteCounter", ParamKind::Bytes, 0, kHuge, "byte counter B (0: off)", &P::byteCounterBytes},
@@ -107,6 +109,14 @@ const std::vector<ParamRow<DcqcnParams>>& dcqcnParameters() {
         {"AckEcnIsCnp", ParamKind::Flag, 0, 1, "an ACK with ECN echo counts as a CNP", &P::ackEcnIsCnp},
         {"Window", ParamKind::Window, 0, 2,
          "window besides the rate: 0 none, 1 the BDP, 2 BDP x rate / line rate", &P::window},
+        {"WholeBitRates", ParamKind::Flag, 0, 1, "rates in whole b/s, each step truncated (the reference's)",
+         &P::wholeBitRates},
+        {"CnpBeforeAlphaTick", ParamKind::Flag, 0, 1,
+         "a CNP on the instant of an alpha tick counts for it (the reference's event order)",
+         &P::cnpBeforeAlphaTick},
+        {"TiesInSchedulingOrder", ParamKind::Flag, 0, 1,
+         "timers on one instant run longest period first (the reference's event order)",
+         &P::tiesInSchedulingOrder},
     };
     return rows;
 }

@@ -32,6 +32,7 @@ DcqcnParams dcqcnHpccPaper(uint64_t lineRateBps) {
     p.g = 1.0 / 256;
     p.alphaIntervalNs = 1'000;
     p.decreaseIntervalNs = 4'000;
+    p.firstDecreaseDelayNs = 1;
     p.increaseIntervalNs = 300'000;
     p.byteCounterBytes = 0;
     p.fastRecoverySteps = 1;
@@ -42,6 +43,9 @@ DcqcnParams dcqcnHpccPaper(uint64_t lineRateBps) {
     p.rateOnFirstCnp = 1.0;
     p.ackEcnIsCnp = true;
     p.window = WindowMode::None;
+    p.wholeBitRates = true;
+    p.cnpBeforeAlphaTick = true;
+    p.tiesInSchedulingOrder = true;
     return p;
 }
 
@@ -73,15 +77,15 @@ void Dcqcn::onAck(const AckSignal& ack) {
 }
 
 void Dcqcn::onCnp(TimeNs nowNs) {
-    advanceTo(nowNs);
+    advanceTo(nowNs, !m_params.cnpBeforeAlphaTick);
     if (!m_cnpSeen) {
         m_cnpSeen = true;
         m_alpha = 1.0;
         m_alphaCnp = false;  // α starts at 1 for this CNP; counting it again would skip one decay period
         m_alphaDueNs = nowNs + m_params.alphaIntervalNs;
-        m_decreaseDueNs = nowNs + m_params.decreaseIntervalNs;
+        m_decreaseDueNs = nowNs + m_params.decreaseIntervalNs + m_params.firstDecreaseDelayNs;
         if (m_params.rateOnFirstCnp < 1.0) {
-            m_rate = m_target = std::max(m_minRate, m_rate * m_params.rateOnFirstCnp);
+            m_rate = m_target = std::max(m_minRate, whole(m_rate * m_params.rateOnFirstCnp));
             restartIncrease(nowNs);
             publish();
         } else {
@@ -98,6 +102,9 @@ void Dcqcn::onCnp(TimeNs nowNs) {
             m_decreaseDueNs += ((nowNs - m_decreaseDueNs) / period + 1) * period;
         }
         m_decreaseCnp = true;
+    }
+    if (m_params.cnpBeforeAlphaTick) {
+        advanceTo(nowNs);  // the α tick of this instant, which counts this CNP
     }
 }
 
@@ -121,16 +128,31 @@ void Dcqcn::onTimer(TimeNs nowNs) {
     advanceTo(nowNs);
 }
 
-void Dcqcn::advanceTo(TimeNs nowNs) {
+void Dcqcn::advanceTo(TimeNs nowNs, bool alphaAtNow) {
     for (;;) {
         const TimeNs decreaseDue = m_decreaseCnp ? m_decreaseDueNs : kNever;
-        const TimeNs next = std::min({m_alphaDueNs, decreaseDue, m_increaseDueNs});
+        const TimeNs alphaDue = alphaAtNow || m_alphaDueNs < nowNs ? m_alphaDueNs : kNever;
+        const TimeNs next = std::min({alphaDue, decreaseDue, m_increaseDueNs});
         if (next > nowNs) {
             return;
         }
-        if (next == m_alphaDueNs) {
-            alphaTicks(std::min(nowNs, decreaseDue));
-        } else if (next == decreaseDue) {
+        // Timers due on one instant: α, then the decrease, then the increase; or, as the reference's
+        // event queue has them, in the order they were scheduled: the longer period first.
+        TimeNs alphaLimit = std::min(alphaAtNow ? nowNs : nowNs - 1, decreaseDue);
+        bool alphaFirst = next == alphaDue, decreaseFirst = !alphaFirst && next == decreaseDue;
+        if (m_params.tiesInSchedulingOrder) {
+            const TimeNs alphaPeriod = next == alphaDue ? m_params.alphaIntervalNs : 0;
+            const TimeNs decreasePeriod = next == decreaseDue ? m_params.decreaseIntervalNs : 0;
+            const TimeNs increasePeriod = next == m_increaseDueNs ? m_params.increaseIntervalNs : 0;
+            decreaseFirst = decreasePeriod > alphaPeriod && decreasePeriod >= increasePeriod;
+            alphaFirst = !decreaseFirst && alphaPeriod >= increasePeriod && alphaPeriod > 0;
+            if (decreaseDue != kNever && m_params.decreaseIntervalNs > m_params.alphaIntervalNs) {
+                alphaLimit = std::min(alphaLimit, decreaseDue - 1);  // the cut on that instant reads α first
+            }
+        }
+        if (alphaFirst) {
+            alphaTicks(alphaLimit);
+        } else if (decreaseFirst) {
             decrease(next);
         } else {
             m_increaseDueNs += m_params.increaseIntervalNs;
@@ -161,7 +183,7 @@ void Dcqcn::decrease(TimeNs atNs) {
     if (m_params.clampTargetRate || m_timerStage > 0 || m_byteStage > 0) {
         m_target = m_rate;
     }
-    m_rate = std::max(m_minRate, m_rate * (1.0 - m_alpha / 2));
+    m_rate = std::max(m_minRate, whole(m_rate * (1.0 - m_alpha / 2)));
     m_decreaseCnp = false;
     m_decreaseDueNs = atNs + m_params.decreaseIntervalNs;
     restartIncrease(atNs);
@@ -185,10 +207,16 @@ void Dcqcn::increase(bool byTimer) {
     } else if (std::max(t, b) >= f) {
         m_target = std::min(m_lineRate, m_target + static_cast<double>(m_params.additiveIncreaseBps));
     }
-    m_rate = (m_rate + m_target) / 2;
+    if (m_params.wholeBitRates) {
+        // Two truncated halves: the rate can stall 1 b/s below an odd target, and the reference's increase
+        // timer then keeps running; so does ours.
+        m_rate = whole(m_rate / 2) + whole(m_target / 2);
+    } else {
+        m_rate = (m_rate + m_target) / 2;
+    }
     // Halving the gap in floating point can stall one ulp below the target, and the timer would then never
     // stop.
-    if (m_target - m_rate < 1.0) {
+    if (!m_params.wholeBitRates && m_target - m_rate < 1.0) {
         m_rate = m_target;
     }
     if (byTimer) {

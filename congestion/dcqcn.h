@@ -4,6 +4,7 @@
 #ifndef MLNET_CONGESTION_DCQCN_H
 #define MLNET_CONGESTION_DCQCN_H
 
+#include <cmath>
 #include <cstdint>
 
 #include "congestion-control.h"
@@ -21,6 +22,10 @@ struct DcqcnParams {
     // Rate-decrease period: all CNPs of one period cause one cut at its end. Default 50 us: the paper cuts
     // once per CNP and its notification point sends at most one CNP per N = 50 us. attr, run.py dcqcn: 4 us.
     TimeNs decreaseIntervalNs = 50'000;
+    // The decrease grid starts this long after first CNP + T_dec. Default 0. The reference (and so run.py's
+    // presets and config.txt): 1 ns, "to make sure rate decrease is after alpha update"; a packet sent on
+    // that instant still leaves at the old rate.
+    TimeNs firstDecreaseDelayNs = 0;
     // Rate-increase timer T; restarted by every cut. Default 55 us (paper). attr: 1500 us; run.py dcqcn and
     // the CX4 firmware default (rpg_time_reset): 300 us. A zero period (the reference driver's default) is
     // rejected.
@@ -55,6 +60,19 @@ struct DcqcnParams {
     bool ackEcnIsCnp = true;
     // Window besides the rate: none by default, as run.py dcqcn.
     WindowMode window = WindowMode::None;
+    // Rates in whole bit/s, each product and quotient truncated, as the reference's ns-3 DataRate arithmetic
+    // gives them (an average of rate and target is the sum of the two halves, each truncated). Default
+    // false: exact arithmetic.
+    bool wholeBitRates = false;
+    // A CNP arriving on the very instant of an α tick counts for that tick. The reference orders the two by
+    // when they were scheduled: the ACK's arrival one link delay plus its serialization before (1004 ns on
+    // hpcc-bench), the α timer one period before (1 us), so the ACK comes first. Default false: the tick
+    // first, as for every other timer.
+    bool cnpBeforeAlphaTick = false;
+    // Timers that fall on one instant run longest period first, as the reference's event queue runs them
+    // (each was scheduled one period before): with its periods the increase timer (300 us), then the
+    // decrease check (4 us), then α (1 us). Default false: α, then the decrease, then the increase.
+    bool tiesInSchedulingOrder = false;
 };
 
 // The HPCC paper's DCQCN (run.py `dcqcn`, hpcc-bench/config-dcqcn.txt): T_α 1 us, T_dec 4 us, T 300 us, g
@@ -69,7 +87,8 @@ DcqcnParams dcqcnPaper(uint64_t lineRateBps);
 
 // State machine (rates in bit/s):
 // - Start at line rate with target = line rate and α = 1; nothing runs until the first CNP.
-// - First CNP: α = 1; the α timer and the decrease timer start on a grid anchored at this instant;
+// - First CNP: α = 1; the α timer and the decrease timer start on grids anchored at this instant (the
+//   decrease grid firstDecreaseDelayNs later);
 //   rateOnFirstCnp applies (see above).
 // - Any later CNP (or ECN-echo ACK) sets "CNP seen" for the α timer and for the decrease timer.
 // - α timer, every T_α: α = (1 − g)·α + g if a CNP was seen in the period, else (1 − g)·α.
@@ -84,7 +103,7 @@ DcqcnParams dcqcnPaper(uint64_t lineRateBps);
 //   Once rate and target both equal the line rate, increases stop until the next cut: they could change
 //   nothing.
 // When several timers fall on the same instant, α is updated before the decrease, and the decrease before
-// an increase.
+// an increase (or the reference's order: tiesInSchedulingOrder).
 //
 // Only the decrease and increase deadlines are reported by nextTimerNs(): α ticks are applied, in order,
 // whenever any event or onTimer() passes them, because α is read only by a cut. A queue pair that saw one
@@ -110,9 +129,11 @@ public:
     uint64_t byteStage() const { return m_byteStage; }
 
 private:
-    void advanceTo(TimeNs nowNs);
+    // Applies every timer due by nowNs; with alphaAtNow false, an α tick due exactly at nowNs waits.
+    void advanceTo(TimeNs nowNs, bool alphaAtNow = true);
     void alphaTicks(TimeNs limitNs);
     void decrease(TimeNs atNs);
+    double whole(double bps) const { return m_params.wholeBitRates ? std::trunc(bps) : bps; }
     void restartIncrease(TimeNs atNs);
     void increase(bool byTimer);
     void publish();

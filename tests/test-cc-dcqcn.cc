@@ -417,6 +417,71 @@ TEST(Dcqcn, VariableWindowFollowsRate) {
     EXPECT_EQ(noBdp.windowBytes(), 0u);
 }
 
+// The reference's timing details (DcqcnParams::firstDecreaseDelayNs, tiesInSchedulingOrder,
+// cnpBeforeAlphaTick, wholeBitRates), each against the same script with the detail off.
+DcqcnParams referenceTiming() {
+    DcqcnParams p = testDcqcn();
+    p.decreaseIntervalNs = 40 * kUs;   // α (10 us) and the decrease grid would coincide without the delay
+    p.increaseIntervalNs = 120 * kUs;  // a multiple of the decrease period: increases land on the grid
+    p.firstDecreaseDelayNs = 1;
+    p.tiesInSchedulingOrder = true;
+    p.cnpBeforeAlphaTick = true;
+    p.wholeBitRates = true;
+    return p;
+}
+
+// The first cut lands 1 ns after first CNP + T_dec: a send on that instant still goes at the old rate.
+TEST(Dcqcn, ReferenceDecreaseGridStartsOneNanosecondLate) {
+    Dcqcn d(flowOf(), referenceTiming());
+    d.onCnp(0);
+    EXPECT_EQ(d.nextTimerNs(), 40 * kUs + 1);
+    d.onSend(40 * kUs, 1000);
+    EXPECT_EQ(d.currentRateBps(), kL);
+    d.onTimer(40 * kUs + 1);
+    EXPECT_LT(d.currentRateBps(), kL);
+}
+
+// An increase and a cut on one instant: the reference runs the increase timer (scheduled 120 us before)
+// first, then the cut (scheduled 40 us before), which restarts it; in our order the cut restarts the
+// increase timer and the increase never happens. Every step in whole bit/s.
+TEST(Dcqcn, ReferenceRunsTheIncreaseBeforeACutOnTheSameInstant) {
+    for (const bool reference : {true, false}) {
+        DcqcnParams p = referenceTiming();
+        p.tiesInSchedulingOrder = reference;
+        Dcqcn d(flowOf(), p);
+        d.onCnp(0);
+        d.onTimer(40 * kUs + 1);  // first cut, α = 1 decayed by 4 ticks: the rate is whole after it
+        const double cut1 = d.currentRateBps();
+        EXPECT_EQ(cut1, std::trunc(kL * (1 - std::pow(1 - p.g, 4) / 2)));
+        EXPECT_EQ(d.targetRateBps(), kL);
+        d.onCnp(150 * kUs);  // counts for the cut at 160 us + 1 ns, on the increase's instant
+        d.onTimer(160 * kUs + 1);
+        const double alpha = d.alpha();
+        if (reference) {
+            const double increased = std::trunc(cut1 / 2) + std::trunc(kL / 2);  // fast recovery, halves cut
+            EXPECT_EQ(d.targetRateBps(), increased);  // the cut after an increase sets target = rate
+            EXPECT_EQ(d.currentRateBps(), std::trunc(increased * (1 - alpha / 2)));
+        } else {
+            EXPECT_EQ(d.targetRateBps(), kL);
+            EXPECT_EQ(d.currentRateBps(), std::trunc(cut1 * (1 - alpha / 2)));
+        }
+    }
+}
+
+// A CNP on the instant of an α tick: the reference's ACK event was scheduled first, so that tick counts it.
+TEST(Dcqcn, ReferenceCountsACnpOnTheAlphaTicksInstant) {
+    for (const bool reference : {true, false}) {
+        DcqcnParams p = referenceTiming();
+        p.cnpBeforeAlphaTick = reference;
+        Dcqcn d(flowOf(), p);
+        d.onCnp(0);
+        d.onCnp(20 * kUs);  // the instant of the second α tick
+        d.onTimer(20 * kUs);
+        const double keep = 1 - p.g;
+        EXPECT_NEAR(d.alpha(), reference ? keep * keep + p.g : keep * keep, kAlphaTol);
+    }
+}
+
 TEST(Dcqcn, RejectsParametersThatBreakTheStateMachine) {
     const auto rejects = [](DcqcnParams p) { EXPECT_THROW((void)Dcqcn(flowOf(), p), std::invalid_argument); };
     DcqcnParams p = testDcqcn();

@@ -471,6 +471,61 @@ TEST(SwitchMmu, PauseResumeAndConservation) {
     EXPECT_EQ(mmu.egressBytes(2, 3), 0u);
 }
 
+// The reference's buffer budget: one reserve per port (not per priority) and, once a queue holds headroom,
+// packets below the threshold go back to the shared pool. With 3 ports and 8 priorities the threshold is
+// (buffer - headroom - reserves - shared) / 8: ours sets 24 reserves aside, the reference 3, so its queue
+// pauses later, by 21 reserves over 9 (the shared part s pauses at s = (buffer - headroom - reserves) / 9).
+TEST(SwitchMmu, ReferenceAccountingBudgetsOneReservePerPort) {
+    uint64_t pausedAt[2] = {};
+    for (const bool reference : {false, true}) {
+        MmuConfig c;
+        c.bufferBytes = 1 << 20;
+        c.reserveBytes = 4096;
+        c.referenceAccounting = reference;
+        c.ports.resize(3, MmuPortConfig{50'000, 3, 0, 0, 0});
+        SwitchMmu mmu(c);
+        uint64_t admitted = 0;
+        while (!mmu.checkPause(0, 3)) {
+            ASSERT_TRUE(mmu.admit(0, 3, 2, 100));
+            admitted += 100;
+        }
+        pausedAt[reference] = admitted - 4096;
+        const uint64_t reserves = (reference ? 3 : 24) * 4096;
+        const uint64_t expected = ((1 << 20) - 3 * 50'000 - reserves) / 9;
+        EXPECT_NEAR(static_cast<double>(pausedAt[reference]), static_cast<double>(expected), 100);
+    }
+    EXPECT_GT(pausedAt[1], pausedAt[0] + 21 * 4096 / 9 - 200);
+}
+
+// A queue holding headroom whose threshold rises above it again (another port drained the shared pool):
+// ours keeps it in headroom until it drains, the reference takes its next packet into the shared pool.
+TEST(SwitchMmu, ReferenceAccountingLeavesHeadroomBelowTheThreshold) {
+    for (const bool reference : {false, true}) {
+        MmuConfig c;
+        c.bufferBytes = 1 << 20;
+        c.reserveBytes = 4096;
+        c.referenceAccounting = reference;
+        c.ports.resize(3, MmuPortConfig{50'000, 3, 0, 0, 0});
+        SwitchMmu mmu(c);
+        for (int i = 0; i < 600; ++i) {
+            ASSERT_TRUE(mmu.admit(1, 3, 2, 100));  // 56 KB of shared from port 1
+        }
+        int fromPort0 = 0;
+        while (!mmu.checkPause(0, 3)) {
+            ASSERT_TRUE(mmu.admit(0, 3, 2, 100));
+            ++fromPort0;
+        }
+        for (int i = 0; i < 600; ++i) {
+            mmu.release(1, 3, 2, 100);
+        }
+        const uint64_t shared = mmu.sharedUsedBytes();
+        ASSERT_TRUE(mmu.admit(0, 3, 2, 100));
+        EXPECT_EQ(mmu.sharedUsedBytes(), shared + (reference ? 100 : 0))
+            << (reference ? "reference" : "ours");
+        EXPECT_GT(fromPort0, 0);
+    }
+}
+
 // The buffer sets aside one PFC headroom per port (the reference's rule), but every paused class of a port
 // may fill a whole headroom: a class's queue is paused with a round trip of its frames in flight while the
 // NIC sends the others at full rate until they are paused in turn. With six lossless classes the switch

@@ -37,7 +37,11 @@ cc::WindowMode windowFromKeys(const HpccConfig& c) {
 
 cc::DcqcnParams dcqcnFromConfig(const HpccConfig& c, Diagnostics& diag) {
     cc::DcqcnParams base;
-    base.byteCounterBytes = 0;  // config.txt has no byte counter key: the reference has none
+    base.byteCounterBytes = 0;       // config.txt has no byte counter key: the reference has none
+    base.firstDecreaseDelayNs = 1;   // nor a key for this: its NIC's fixed 1 ns
+    base.wholeBitRates = true;       // its DataRate arithmetic
+    base.cnpBeforeAlphaTick = true;  // its event order
+    base.tiesInSchedulingOrder = true;
     base.window = windowFromKeys(c);
     return fromConfig(c, base, &CcKey::dcqcn, cc::dcqcnParameters(), diag);
 }

@@ -57,6 +57,15 @@ struct FabricSettings {
     // The reference's INT field unit multiplier (INT_MULTI), applied when the model rules ask for its INT
     // fields (ModelRules::referenceIntFields -> switches.intFieldMulti).
     uint32_t intMulti = 1;
+    // ECN marking draws numbered as the reference numbers its random streams (FreshStreamDraws), from ns-3's
+    // RngSeedManager seed and run, shared by all switches; false: each switch its own random variable.
+    bool referenceMarkingDraws = false;
+    // The reference's switch buffer: headroom 3 x rate x delay per port, its reserve and headroom accounting
+    // (MmuConfig::referenceAccounting); false: ours (headroomFactor, a reserve per priority).
+    bool referenceMmu = false;
+    // The reference's PFC: a pause holds until its resume, and switches send one pause per crossing (no
+    // refresh). false: 802.1Qbb quanta, renewed while congested.
+    bool referencePfc = false;
     // Messages share one queue pair per (source, destination, priority) instead of one each (NCCL keeps its
     // connections; HPCC-style experiments and ASTRA-sim's ns-3 backend open one per message).
     bool reuseConnections = false;

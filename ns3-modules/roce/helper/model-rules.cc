@@ -13,6 +13,10 @@ ModelRules ModelRules::HpccCompatible() {
     r.hpccShiftPacing = true;
     r.referenceNicArbitration = true;
     r.referenceIntFields = true;
+    r.referenceEcnDraws = true;
+    r.referenceMmu = true;
+    r.referencePfc = true;
+    r.referenceAckClass = true;
     return r;
 }
 
@@ -23,6 +27,11 @@ void ModelRules::ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const 
     settings.nic.shiftPacingOnRateChange = hpccShiftPacing && algorithm == CcAlgorithm::Hpcc;
     settings.nic.arbitration = referenceNicArbitration ? NicArbitration::ScanAll : NicArbitration::ReadyRing;
     settings.switches.intFieldMulti = referenceIntFields ? settings.intMulti : 0;
+    settings.referenceMarkingDraws = referenceEcnDraws;
+    settings.referenceMmu = referenceMmu;
+    settings.referencePfc = referencePfc;
+    settings.switches.refreshPauses = !referencePfc;
+    settings.nic.ackClassFromData = referenceAckClass;
 }
 
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
@@ -50,6 +59,25 @@ void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
         "exact (default: full-width INT records) or hpcc (the reference's units: bytes in 128 B, queue "
         "in 80 B, times INT_MULTI)",
         o.intFields);
+    cmd.AddValue("ecn-draws",
+                 "ours (default: each switch its own random variable) or hpcc (the reference's: a fresh ns-3 "
+                 "stream per marking decision, numbered as it numbers them)",
+                 o.ecnDraws);
+    cmd.AddValue(
+        "mmu",
+        "ours (default) or hpcc (the reference's switch buffer: headroom 3 x rate x delay, its reserve "
+        "and headroom accounting)",
+        o.mmu);
+    cmd.AddValue(
+        "pfc-pause",
+        "quanta (default: 802.1Qbb pause times, renewed while congested) or hpcc (a pause holds until "
+        "its resume)",
+        o.pfcPause);
+    cmd.AddValue(
+        "ack-class",
+        "ours (default: ACK_HIGH_PRIO's class 0 at NICs and switches) or hpcc (at NICs only; switches "
+        "queue ACKs with their data)",
+        o.ackClass);
 }
 
 namespace {
@@ -88,7 +116,11 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
         !pick("ecmp", o.ecmp, "ours", "hpcc", referenceEcmp, error) ||
         !pick("hpcc-rate-change", o.hpccRateChange, "keep", "shift", shift, error) ||
         !pick("nic-arbitration", o.nicArbitration, "ours", "hpcc", rules.referenceNicArbitration, error) ||
-        !pick("int-fields", o.intFields, "exact", "hpcc", rules.referenceIntFields, error)) {
+        !pick("int-fields", o.intFields, "exact", "hpcc", rules.referenceIntFields, error) ||
+        !pick("ecn-draws", o.ecnDraws, "ours", "hpcc", rules.referenceEcnDraws, error) ||
+        !pick("mmu", o.mmu, "ours", "hpcc", rules.referenceMmu, error) ||
+        !pick("pfc-pause", o.pfcPause, "quanta", "hpcc", rules.referencePfc, error) ||
+        !pick("ack-class", o.ackClass, "ours", "hpcc", rules.referenceAckClass, error)) {
         return false;
     }
     rules.framing = hpccFraming ? Framing::Hpcc : Framing::RoceV2;
@@ -99,15 +131,19 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
 }
 
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over) {
-    ModelRuleOptions m =
-        over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", "", "", ""};
+    ModelRuleOptions m = over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", "",
+                                                                       "",          "", "", "", "", ""};
     for (const auto& [field, value] : {std::pair<std::string*, const std::string*>{&m.framing, &over.framing},
                                        {&m.hpccQueue, &over.hpccQueue},
                                        {&m.flowStarts, &over.flowStarts},
                                        {&m.ecmp, &over.ecmp},
                                        {&m.hpccRateChange, &over.hpccRateChange},
                                        {&m.nicArbitration, &over.nicArbitration},
-                                       {&m.intFields, &over.intFields}}) {
+                                       {&m.intFields, &over.intFields},
+                                       {&m.ecnDraws, &over.ecnDraws},
+                                       {&m.mmu, &over.mmu},
+                                       {&m.pfcPause, &over.pfcPause},
+                                       {&m.ackClass, &over.ackClass}}) {
         if (!value->empty()) {
             *field = *value;
         }
@@ -122,7 +158,10 @@ std::string describeModelRules(const ModelRules& r) {
            (r.ecmp == EcmpHashing::HpccReference ? "hpcc" : "ours") + ", HPCC rate change " +
            (r.hpccShiftPacing ? "shift" : "keep") + ", NIC arbitration " +
            (r.referenceNicArbitration ? "hpcc" : "ours") + ", INT fields " +
-           (r.referenceIntFields ? "hpcc" : "exact");
+           (r.referenceIntFields ? "hpcc" : "exact") + ", ECN draws " +
+           (r.referenceEcnDraws ? "hpcc" : "ours") + ", MMU " + (r.referenceMmu ? "hpcc" : "ours") +
+           ", PFC pause " + (r.referencePfc ? "hpcc" : "quanta") + ", ACK class " +
+           (r.referenceAckClass ? "hpcc" : "ours");
 }
 
 }  // namespace mlnet::roce

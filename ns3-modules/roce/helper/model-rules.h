@@ -36,9 +36,22 @@ struct ModelRules {
     // --int-fields=exact|hpcc: HPCC's INT records at full width (ours), or in the reference's units: bytes
     // in 128 x INT_MULTI B, queue in 80 x INT_MULTI B, truncated (SwitchSettings::intFieldMulti).
     bool referenceIntFields = false;
+    // --ecn-draws=ours|hpcc: each switch draws its ECN marks from its own random variable (ours), or all
+    // draw as the reference does, one fresh ns-3 stream per decision in its numbering (FreshStreamDraws).
+    bool referenceEcnDraws = false;
+    // --mmu=ours|hpcc: our switch buffer (headroom for a round trip and two frames, a reserve per priority),
+    // or the reference's (headroom 3 x rate x delay, its reserve and headroom accounting; FabricSettings).
+    bool referenceMmu = false;
+    // --pfc-pause=quanta|hpcc: 802.1Qbb pause times renewed while congested, or the reference's pause that
+    // holds until the resume.
+    bool referencePfc = false;
+    // --ack-class=ours|hpcc: ACK_HIGH_PRIO puts ACKs in class 0 at NICs and switches (ours), or at NICs
+    // only, the switches queueing them with their data (the reference's; NicSettings::ackClassFromData).
+    bool referenceAckClass = false;
 
     static ModelRules HpccCompatible();
-    // The rules the fabric applies: framing, ECMP, pacing shifts, NIC arbitration and INT fields. (The HPCC
+    // The rules the fabric applies: framing, ECMP, pacing shifts, NIC arbitration, INT fields, ECN draws,
+    // the buffer, PFC and the ACKs' class. (The HPCC
     // queue term goes to selectCongestionControl, the flow starts to loadFlowFile.)
     void ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const;
 };
@@ -47,7 +60,8 @@ struct ModelRules {
 // "none" or "hpcc") is applied first, then each rule given on its own ("" leaves it). Returns false with a
 // usage message naming the option and its values.
 struct ModelRuleOptions {
-    std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange, nicArbitration, intFields;
+    std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange, nicArbitration, intFields,
+        ecnDraws, mmu, pfcPause, ackClass;
 };
 // What was wrong: the option (as on the command line, without "--"; a description's key) and why.
 struct ModelRuleError {
@@ -60,7 +74,7 @@ bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, ModelRu
 // in `over` replaces base's; a given compat replaces base's compat and every rule base set on its own.
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over);
 // Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp, --hpcc-rate-change,
-// --nic-arbitration and --int-fields.
+// --nic-arbitration, --int-fields, --ecn-draws, --mmu, --pfc-pause and --ack-class.
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& options);
 // One line naming every rule's choice, for the tools' output.
 std::string describeModelRules(const ModelRules& rules);

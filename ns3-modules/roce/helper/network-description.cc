@@ -242,7 +242,11 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
                                          {"ecmp", &o.ecmp},
                                          {"hpcc-rate-change", &o.hpccRateChange},
                                          {"nic-arbitration", &o.nicArbitration},
-                                         {"int-fields", &o.intFields}}) {
+                                         {"int-fields", &o.intFields},
+                                         {"ecn-draws", &o.ecnDraws},
+                                         {"mmu", &o.mmu},
+                                         {"pfc-pause", &o.pfcPause},
+                                         {"ack-class", &o.ackClass}}) {
             *field = s.string(key).value_or("");
         }
         ModelRules check;

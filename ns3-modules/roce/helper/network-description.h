@@ -20,8 +20,8 @@
 //     "run": {"time-limit": "10s", "hang-check": "10ms", "seed": 1}
 //     "background": {"flow-size-cdf": "WebSearch.txt", "load": 0.3, "hosts": [0, 1, ...], "traffic-class": 4}
 //     "model-rules": {"compat": "hpcc", "framing": "rocev2", ...}   (the --compat, --framing, --hpcc-queue,
-//       --flow-starts, --ecmp, --hpcc-rate-change, --nic-arbitration, --int-fields options of model-rules.h,
-//       as keys)
+//       --flow-starts, --ecmp, --hpcc-rate-change, --nic-arbitration, --int-fields, --ecn-draws, --mmu,
+//       --pfc-pause, --ack-class options of model-rules.h, as keys)
 // - ASTRA-sim's ns-3 backend configuration: config.txt (HPCC keys, TOPOLOGY_FILE) or its config.json;
 // - an ASTRA-sim analytical network YAML (or its JSON keys): a multi-dimensional network at packet level.
 // Forms without packet-model sections use the defaults below (RoCEv2 4 KB payloads, cut-through switches, 32

@@ -10,6 +10,7 @@
 #include "ns3/double.h"
 #include "ns3/global-value.h"
 #include "ns3/nstime.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
@@ -86,6 +87,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
             ns3::Ptr<RoceNetDevice> device = ns3::CreateObject<RoceNetDevice>();
             device->SetAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(cable.rateBps)));
             device->SetFrameCharges(m_settings.nic.frames);
+            device->SetPauseUntilResume(m_settings.referencePfc);
             device->SetAddress(ns3::Mac48Address::Allocate());
             m_nodes[end]->AddDevice(device);
             device->Attach(channel);
@@ -127,6 +129,13 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         nic->SetConnectionClosedHook(
             [this](const FlowCompletion& c) { m_nics[c.dstHost]->CloseReceive(c.dstContext); });
     }
+    if (m_settings.referenceMarkingDraws) {
+        const auto lossy = static_cast<uint64_t>(std::count_if(
+            t.cables.begin(), t.cables.end(), [](const SpecCable& c) { return c.errorRate > 0; }));
+        m_referenceDraws =
+            std::make_unique<FreshStreamDraws>(ns3::RngSeedManager::GetSeed(), ns3::RngSeedManager::GetRun(),
+                                               FreshStreamDraws::ReferenceFirstStream(vertices, lossy));
+    }
     for (uint32_t v = npusForward ? 0 : hosts, index = 0; v < vertices; ++v, ++index) {
         MmuConfig mmu;
         if (!ConfigurePorts(v, m_devices[v], nicRateBps, mmu, diag)) {
@@ -135,6 +144,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         RoceSwitch& sw = *m_switches[index];
         sw.Configure(m_devices[v], mmu, m_settings.switches, m_pool.get(), t.vertices[v].originalId);
         sw.SetRouting(m_routing.get(), v);
+        sw.SetReferenceDraws(m_referenceDraws.get());
     }
     // PFC events as the reference logs them: at the device that received the frame.
     for (uint32_t v = 0; v < vertices; ++v) {
@@ -206,6 +216,7 @@ bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<Roce
     const TierSettings* overrides = tier == m_settings.tiers.end() ? nullptr : &tier->second;
     mmu.bufferBytes = overrides && overrides->bufferBytes ? *overrides->bufferBytes : m_settings.bufferBytes;
     mmu.reserveBytes = m_settings.reserveBytes;
+    mmu.referenceAccounting = m_settings.referenceMmu;
     mmu.pfcEnabled = overrides && overrides->pfcEnabled ? *overrides->pfcEnabled : m_settings.pfcEnabled;
     mmu.ecnEnabled = overrides && overrides->ecnEnabled ? *overrides->ecnEnabled : m_settings.ecnEnabled;
     const std::optional<EcnRule> per25 =
@@ -222,6 +233,10 @@ bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<Roce
             2.0 * static_cast<double>(cable.delayPs) * 1e-12 * static_cast<double>(cable.rateBps) / 8 +
             2.0 * (maxFrame + frames.OverheadBytes());
         p.headroomBytes = static_cast<uint64_t>(std::ceil(m_settings.headroomFactor * inflightBytes));
+        if (m_settings.referenceMmu) {
+            // Its headroom: three one-way BDPs of the link, in whole bytes (no frames).
+            p.headroomBytes = cable.rateBps * psToNs(cable.delayPs) / 8 / 1'000'000'000 * 3;
+        }
         uint32_t shift = m_settings.alphaShift;
         for (uint64_t r = nicRateBps * 2; r <= cable.rateBps && shift > 0; r *= 2) {
             --shift;  // faster ports get a larger share, as in the reference

@@ -121,6 +121,7 @@ private:
     std::unique_ptr<Routing> m_routing;
     FabricSettings m_settings;
     std::unique_ptr<PacketPool> m_pool;
+    std::unique_ptr<FreshStreamDraws> m_referenceDraws;  // FabricSettings::referenceMarkingDraws
     std::unique_ptr<PcapWriter> m_pcap;
     std::vector<uint32_t> m_hostOfNodeId;
     std::vector<uint32_t> m_hostNodeIds;       // by host index, for pcap addresses

@@ -116,8 +116,9 @@ MonitorFiles::MonitorFiles(RoceFabric& fabric, const std::string& pfcPath, const
     if (!pfcPath.empty()) {
         m_pfc = std::make_unique<PfcStream>(pfcPath, diag);
         fabric.SetPfcSink([this](const PfcEvent& e) {
+            // The reference's ifindex: device 0 of each node is its loopback, the links count from 1.
             m_pfc->add(
-                {psToNs(e.timePs), e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port, e.pause});
+                {psToNs(e.timePs), e.nodeId, static_cast<uint8_t>(e.isSwitch ? 1 : 0), e.port + 1, e.pause});
         });
     }
     if (!queuePath.empty()) {

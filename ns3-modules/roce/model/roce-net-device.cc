@@ -215,7 +215,9 @@ void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
             m_pauseStart[q] = now;
         }
         // A new frame replaces the old pause time: zero quanta resume at once, others restart the timer.
-        m_pausedUntil[q] = quanta == 0 ? now : now + pauseDurationPs(quanta, m_rateBps);
+        m_pausedUntil[q] = quanta == 0          ? now
+                           : m_pauseUntilResume ? UINT64_MAX
+                                                : now + pauseDurationPs(quanta, m_rateBps);
         if (quanta == 0) {
             m_pauseStart[q] = now;
         }

@@ -43,6 +43,9 @@ public:
     void SetCutThrough(bool on);
     // What frames cost on this port: the per-frame overhead of its serialization and its PFC frames' size.
     void SetFrameCharges(const FrameCharges& charges) { m_charges = charges; }
+    // A pause frame with nonzero quanta holds its classes until a resume frame, whatever its quanta (the
+    // HPCC reference's PFC). false (default): for the quanta's time at this port's rate (802.1Qbb).
+    void SetPauseUntilResume(bool on) { m_pauseUntilResume = on; }
     // When a frame becomes available to the owner after its first bit arrives: at its last bit (the whole
     // frame) for store-and-forward ports and for frames the owner consumes itself (an NPU's own), else once
     // the header is in.
@@ -142,6 +145,7 @@ private:
     ns3::Ptr<ns3::Node> m_node;
     uint64_t m_rateBps = 100'000'000'000ull;
     FrameCharges m_charges;
+    bool m_pauseUntilResume = false;
     uint16_t m_mtu = 1500;
     uint32_t m_ifIndex = 0;
     ns3::Mac48Address m_address;

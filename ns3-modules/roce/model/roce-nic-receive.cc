@@ -149,7 +149,7 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const
     RxContext& rx = m_rx[rxIndex];
     RocePacket* p = m_pool->allocate();
     p->kind = kind;
-    p->priority = m_settings.ackPriority;
+    p->priority = m_settings.ackClassFromData ? data->priority : m_settings.ackPriority;
     p->ecn = kEcnNotEct;
     p->srcHost = m_host;
     p->dstHost = rx.srcHost;
@@ -218,7 +218,13 @@ void RoceNic::OnAck(RocePacket* p) {
     if (q->cc->rateBps() != rateBefore || q->cc->windowBytes() != windowBefore) {
         m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
     }
+    const uint32_t portIndex = q->port;
     if (q->sndUna >= q->headEndSeq && !CompleteMessages(qp)) {
+        if (m_settings.arbitration == NicArbitration::ScanAll) {
+            // The reference prompts its port after every ACK (TriggerTransmit), also the one that ends a
+            // flow: a paced QP whose time has come goes then, if no wake-up was pending for it.
+            m_ports[portIndex].device->Kick();
+        }
         return;
     }
     ArmCcTimer(qp);

@@ -346,7 +346,10 @@ RocePacket* RoceNic::DequeueScanning(uint32_t portIndex, uint8_t pausedMask) {
 
 RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     Port& port = m_ports[portIndex];
-    if (!port.control.empty() && !(pausedMask >> port.control.front()->priority & 1)) {
+    const auto controlClass = [&] {
+        return m_settings.ackClassFromData ? m_settings.ackPriority : port.control.front()->priority;
+    };
+    if (!port.control.empty() && !(pausedMask >> controlClass() & 1)) {
         return port.control.pop();
     }
     if (m_settings.arbitration == NicArbitration::ScanAll) {

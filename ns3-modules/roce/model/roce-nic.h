@@ -56,6 +56,9 @@ struct NicSettings {
     bool ecnEchoOnAck = false;            // HPCC-compatible: CE echoed on ACKs instead of CNPs
     bool intEnabled = false;              // data packets carry an INT stack, echoed on ACKs (HPCC)
     uint8_t ackPriority = 0;              // class of ACK/NACK/CNP (0: strict priority)
+    // ACKs, NACKs and CNPs cross the switches in their data's class, and ackPriority only names the class
+    // whose pause holds them at this NIC (the reference: its switches never see ACK_HIGH_PRIO).
+    bool ackClassFromData = false;
     NicArbitration arbitration = NicArbitration::ReadyRing;
 };
 

@@ -107,11 +107,14 @@ void RoceSwitch::Receive(uint32_t port, RocePacket* packet) {
 }
 
 void RoceSwitch::SendPause(uint32_t port, uint8_t priority) {
+    if (m_referenceDraws) {
+        m_referenceDraws->Skip();
+    }
     ++m_pausesSent;
     m_pfcTrace(m_nodeId, port, priority, true);
     Port& p = m_ports[port];
     p.device->SendPause(static_cast<uint8_t>(1u << priority), m_settings.pauseQuanta);
-    if (!p.refreshPending[priority]) {
+    if (m_settings.refreshPauses && !p.refreshPending[priority]) {
         // Renew the pause before it expires for as long as the queue stays congested.
         p.refreshPending[priority] = true;
         const TimePs half = pauseDurationPs(m_settings.pauseQuanta, p.device->RateBps()) / 2;
@@ -193,7 +196,9 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     }
     m_mmu->release(packet->ingressPort, static_cast<uint8_t>(q), portIndex, packet->frameBytes);
     Sample(portIndex);
-    if (packet->kind == PacketKind::Data) {
+    if (m_referenceDraws) {
+        MarkAsTheReference(*packet, portIndex, static_cast<uint8_t>(q));
+    } else if (packet->kind == PacketKind::Data) {
         // Draw a random number only when marking is possible: most dequeues see a queue below Kmin.
         const double markProbability = packet->ecn != kEcnNotEct && packet->ecn != kEcnCe
                                            ? m_mmu->ecnMarkProbability(portIndex, static_cast<uint8_t>(q))
@@ -203,6 +208,8 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
             ++m_ecnMarks;
             m_ecnTrace(m_nodeId, portIndex, packet, m_mmu->egressBytes(portIndex, static_cast<uint8_t>(q)));
         }
+    }
+    if (packet->kind == PacketKind::Data) {
         if (m_settings.intEnabled) {
             NS_ABORT_MSG_IF(packet->intHops >= m_pool->intHops(),
                             "INT stack full: path longer than " << m_pool->intHops() << " switch hops");
@@ -218,10 +225,30 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     }
     port.txBytes += packet->frameBytes;
     if (m_mmu->checkResume(packet->ingressPort, static_cast<uint8_t>(q))) {
+        if (m_referenceDraws) {
+            m_referenceDraws->Skip();
+        }
         m_pfcTrace(m_nodeId, packet->ingressPort, static_cast<uint8_t>(q), false);
         m_ports[packet->ingressPort].device->SendPause(static_cast<uint8_t>(1u << q), 0);
     }
     return packet;
+}
+
+void RoceSwitch::MarkAsTheReference(RocePacket& packet, uint32_t portIndex, uint8_t q) {
+    // Its rule at every dequeue from a data class, ACKs included: above Kmax marked, above Kmin marked when
+    // a draw falls below the probability.
+    const double probability = m_mmu->ecnMarkProbability(portIndex, q);
+    if (probability == 0) {
+        return;
+    }
+    const bool mark = m_mmu->aboveKmax(portIndex, q) || m_referenceDraws->Next() < probability;
+    // The draw is taken whatever the packet; a mark lands only where ours would (ECN-capable data): the
+    // reference marks every packet, but only the algorithms that read ECN ever see it.
+    if (mark && packet.kind == PacketKind::Data && packet.ecn != kEcnNotEct && packet.ecn != kEcnCe) {
+        packet.ecn = kEcnCe;
+        ++m_ecnMarks;
+        m_ecnTrace(m_nodeId, portIndex, &packet, m_mmu->egressBytes(portIndex, q));
+    }
 }
 
 void RoceSwitch::IntegrateQueue(Port& port, uint64_t queueBytes) {

@@ -11,6 +11,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include "fresh-stream-draws.h"
 #include "network/routing.h"
 #include "roce-net-device.h"
 #include "roce-port-owner.h"
@@ -28,6 +29,9 @@ struct SwitchSettings {
     DataScheduler scheduler = DataScheduler::RoundRobin;
     uint32_t dwrrQuantumBytes = 1500;
     uint16_t pauseQuanta = 0xffff;
+    // Renew a pause before its quanta run out while the queue stays over the threshold. false: one pause
+    // per crossing (the reference, whose NICs stay paused until the resume).
+    bool refreshPauses = true;
     TimePs queueSampleIntervalPs = 0;  // 0: no queue samples
     TimePs queueSampleStartPs = 0;     // samples are kept only inside [start, end]
     TimePs queueSampleEndPs = UINT64_MAX;
@@ -67,6 +71,9 @@ public:
     // pool.
     void Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig mmu, SwitchSettings settings,
                    PacketPool* pool, uint32_t nodeId);
+    // Marking draws shared by every switch in the reference's numbering (FreshStreamDraws), instead of this
+    // switch's own random variable; also taken for every PFC pause and resume sent. nullptr: our own.
+    void SetReferenceDraws(FreshStreamDraws* draws) { m_referenceDraws = draws; }
     // Routes of the network (shared by every switch), and this switch's vertex in it.
     // For packets that carry no route (RoceRoute).
     void SetRouting(const Routing* routing, uint32_t vertex) {
@@ -138,6 +145,8 @@ private:
     void Histogram(uint32_t port);
     // Adds queueBytes x (now - last change) to the port's queue integral: call with the queue as it was since
     // the last change.
+    // The reference's ECN rule with its draws (SetReferenceDraws).
+    void MarkAsTheReference(RocePacket& packet, uint32_t portIndex, uint8_t q);
     void IntegrateQueue(Port& port, uint64_t queueBytes);
 
     std::vector<Port> m_ports;
@@ -150,6 +159,7 @@ private:
     RocePortOwner* m_localNic = nullptr;
     uint32_t m_localHost = UINT32_MAX;
     ns3::Ptr<ns3::UniformRandomVariable> m_random;
+    FreshStreamDraws* m_referenceDraws = nullptr;
     uint64_t m_drops = 0;
     uint64_t m_ecnMarks = 0;
     uint64_t m_pausesSent = 0;

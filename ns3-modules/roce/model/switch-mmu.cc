@@ -13,7 +13,7 @@ SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
         m_headroomTotal += m_config.pfcEnabled ? p.headroomBytes : 0;
     }
     // Every (port, priority) owns its reserve (the reference counts it once per port).
-    m_reserveTotal = ports * kPriorities * m_config.reserveBytes;
+    m_reserveTotal = (m_config.referenceAccounting ? 1 : kPriorities) * ports * m_config.reserveBytes;
 }
 
 uint64_t SwitchMmu::threshold(uint32_t inPort) const {
@@ -31,7 +31,8 @@ bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint3
     const uint64_t sharedGrowth = sharedAfter - sharedBefore;
     // Once a queue spills into headroom it stays there until it drains, so packets are not reordered across
     // pools.
-    const bool toShared = in.headroom == 0 && (sharedGrowth == 0 || sharedAfter <= threshold(inPort));
+    const bool toShared = (in.headroom == 0 || m_config.referenceAccounting) &&
+                          (sharedGrowth == 0 || sharedAfter <= threshold(inPort));
     if (toShared) {
         m_sharedUsed += sharedGrowth;
     } else if (m_config.pfcEnabled && in.headroom + bytes <= m_config.ports[inPort].headroomBytes) {

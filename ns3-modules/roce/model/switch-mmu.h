@@ -30,6 +30,11 @@ struct MmuConfig {
     uint64_t resumeOffsetBytes = 3072;  // XON hysteresis
     bool pfcEnabled = true;
     bool ecnEnabled = true;
+    // The reference's buffer budget: the reserve set aside once per port (each priority still gets one in
+    // admission), and a queue holding headroom may put a packet back into the shared pool while it is below
+    // the threshold. false (ours): one reserve per (port, priority), and a queue in headroom stays there
+    // until it drains.
+    bool referenceAccounting = false;
     std::vector<MmuPortConfig> ports;
 };
 
@@ -53,6 +58,10 @@ public:
     // RED on the egress queue length after the packet left: the marking probability (0 below Kmin, 1 above
     // Kmax).
     double ecnMarkProbability(uint32_t outPort, uint8_t priority) const;
+    // Above Kmax: marked without a draw (the reference's rule; with PMAX 1 the probability at Kmax is 1 too).
+    bool aboveKmax(uint32_t outPort, uint8_t priority) const {
+        return m_out[index(outPort, priority)] > m_config.ports[outPort].kmaxBytes;
+    }
     // Marks with that probability given `uniform`, a draw from [0, 1).
     bool ecnMark(uint32_t outPort, uint8_t priority, double uniform) const {
         return uniform < ecnMarkProbability(outPort, priority);
