@@ -181,6 +181,8 @@ const std::vector<ParamRow<HpccParams>>& hpccParameters() {
          "window besides the rate: 0 none, 1 the BDP, 2 BDP x rate / line rate", &P::window},
         {"MeanQueue", ParamKind::Flag, 0, 1,
          "queue term from the interval mean (0: the reference's smaller point reading)", &P::meanQueue},
+        {"ReferenceArithmetic", ParamKind::Flag, 0, 1,
+         "the reference's expressions, whole-b/s rates and integer window", &P::referenceArithmetic},
     };
     return rows;
 }

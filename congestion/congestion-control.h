@@ -58,7 +58,9 @@ public:
 
 protected:
     // Publishes `rateBps` (rounded) and the window the mode implies. No window when the BDP is unknown (0).
-    void publishRate(double rateBps, WindowMode mode, uint64_t bdpBytes, double lineRateBps);
+    // integerWindow: bdp·rate/line in integers on the rounded rate (the reference's uint64 arithmetic).
+    void publishRate(double rateBps, WindowMode mode, uint64_t bdpBytes, double lineRateBps,
+                     bool integerWindow = false);
 
     uint64_t m_rateBps = 0;
     uint64_t m_windowBytes = 0;

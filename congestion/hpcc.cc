@@ -17,6 +17,7 @@ HpccParams hpccPaper(uint64_t lineRateBps) {
     p.sampleFeedback = false;
     p.minRateBps = 1'000'000'000;
     p.window = WindowMode::FollowsRate;
+    p.referenceArithmetic = true;
     return p;
 }
 
@@ -45,7 +46,8 @@ Hpcc::Hpcc(const FlowParams& flow, const HpccParams& params)
 }
 
 void Hpcc::setRate(double rateBps) {
-    publishRate(rateBps, m_params.window, m_bdpBytes, static_cast<double>(m_lineRateBps));
+    publishRate(rateBps, m_params.window, m_bdpBytes, static_cast<double>(m_lineRateBps),
+                m_params.referenceArithmetic);
 }
 
 double Hpcc::step(double u, double rcBps, uint32_t stage, uint32_t* nextStage) const {
@@ -53,7 +55,7 @@ double Hpcc::step(double u, double rcBps, uint32_t stage, uint32_t* nextStage) c
     const double ai = static_cast<double>(m_params.rateAiBps);
     double r;
     if (c >= 1 || stage >= m_params.maxStage) {
-        r = rcBps / c + ai;
+        r = (m_params.referenceArithmetic ? std::trunc(rcBps / c) : rcBps / c) + ai;
         *nextStage = 0;
     } else {
         r = rcBps + ai;
@@ -91,6 +93,15 @@ bool Hpcc::hopUtilisation(const IntHop& now, const IntHop& prev, double* u, uint
         return false;
     }
     const double lineBps = static_cast<double>(now.rateBps);
+    if (m_params.referenceArithmetic && !m_params.meanQueue && m_bdpBytes > 0) {
+        const double txRateBps =
+            static_cast<double>((now.txBytes - prev.txBytes) * 8) / (static_cast<double>(tau) * 1e-9);
+        *u = txRateBps / lineBps + static_cast<double>(std::min(now.queueBytes, prev.queueBytes)) *
+                                       static_cast<double>(m_lineRateBps) / lineBps /
+                                       static_cast<double>(m_bdpBytes);
+        *tauNs = tau;
+        return true;
+    }
     const double txRateBps = static_cast<double>(now.txBytes - prev.txBytes) * 8e9 / static_cast<double>(tau);
     // See HpccParams::meanQueue for why the interval mean is the default.
     const double queueBits =

@@ -34,6 +34,10 @@ struct HpccParams {
     // flow takes at its own departures and so sees less queue the larger its share: faster flows grow faster
     // and an incast never becomes fair (Jain 0.86 instead of 0.99 on 8:1 at 100 Gb/s).
     bool meanQueue = true;
+    // The reference's arithmetic: rates in whole bit/s (each quotient truncated, as its DataRate gives
+    // them), u from its expressions (bytes·8 / (τ·1e-9), and the queue term as q·R_line / B_hop / W with W
+    // the BDP in whole bytes), and the window bdp·R/lineRate in integers. Default false: exact doubles.
+    bool referenceArithmetic = false;
 };
 
 // The HPCC paper's `hp` preset as config-hp.txt writes it for 100 Gb/s hosts: η 0.95 (U_TARGET; the project

@@ -50,6 +50,7 @@ cc::HpccParams hpccFromConfig(const HpccConfig& c, Diagnostics& diag) {
     cc::HpccParams base;
     base.window =
         c.hasWindow ? cc::WindowMode::FollowsRate : cc::WindowMode::None;  // HPCC's window follows R
+    base.referenceArithmetic = true;  // its DataRate and integer arithmetic
     return fromConfig(c, base, &CcKey::hpcc, cc::hpccParameters(), diag);
 }
 
