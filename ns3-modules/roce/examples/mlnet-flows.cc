@@ -189,6 +189,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     HpccFlowRunner runner(network);
+    runner.SetReferenceStartOrder(rules.referenceFlowStarts);
     // Every output is streamed while the run goes; each appears whole at its commit() below.
     FctStream fct(config.fctOutputFile, diag);
     runner.SetFctSink([&fct](const FctRecordPs& r) {

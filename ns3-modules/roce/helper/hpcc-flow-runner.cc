@@ -25,9 +25,27 @@ void HpccFlowRunner::AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBy
     const uint64_t id = m_flows.size();
     m_flows.push_back({m_fabric.HostOfNodeId(srcNode), m_fabric.HostOfNodeId(dstNode), dport, priority,
                        sizeBytes, std::move(done)});
+    if (m_referenceStartOrder) {
+        m_starts.emplace_back(startPs, id);
+        return;
+    }
     const TimePs now = nowPs();
     ns3::Simulator::Schedule(ns3::PicoSeconds(startPs > now ? startPs - now : 0), &HpccFlowRunner::StartFlow,
                              this, id);
+}
+
+void HpccFlowRunner::StartDueFlows() {
+    const TimePs now = nowPs();
+    // In file order, as long as starts are due (the reference stops at the first later one; a file out of
+    // order starts its late lines at once instead of failing).
+    while (m_nextStart < m_starts.size() && m_starts[m_nextStart].first <= now) {
+        ns3::Simulator::ScheduleNow(&HpccFlowRunner::StartFlow, this, m_starts[m_nextStart].second);
+        ++m_nextStart;
+    }
+    if (m_nextStart < m_starts.size()) {
+        ns3::Simulator::Schedule(ns3::PicoSeconds(m_starts[m_nextStart].first - now),
+                                 &HpccFlowRunner::StartDueFlows, this);
+    }
 }
 
 void HpccFlowRunner::StartFlow(uint64_t flowId) {
@@ -68,6 +86,12 @@ bool HpccFlowRunner::Run(TimePs stopPs) {
         return true;
     }
     m_hang.Start();
+    if (m_referenceStartOrder && m_nextStart < m_starts.size()) {
+        const TimePs now = nowPs();
+        const TimePs first = m_starts[m_nextStart].first;
+        ns3::Simulator::Schedule(ns3::PicoSeconds(first > now ? first - now : 0),
+                                 &HpccFlowRunner::StartDueFlows, this);
+    }
     ns3::Simulator::Stop(ns3::PicoSeconds(stopPs > nowPs() ? stopPs - nowPs() : 0));
     ns3::Simulator::Run();
     if (m_hang.Hung()) {

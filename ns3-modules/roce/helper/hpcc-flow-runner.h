@@ -27,6 +27,12 @@ public:
     // `hangCheckPs`: no delivery for this long while flows are unfinished stops the run (default 10 ms).
     explicit HpccFlowRunner(RoceFabric& fabric, TimePs hangCheckPs = 10'000'000'000ull);
 
+    // How flow starts share their instant with the other events due then. false (default): each start is
+    // scheduled when the flow is added, so it runs before them. true (the reference's order, part of
+    // --flow-starts=reference): the starts of an instant are scheduled when that instant comes, in file
+    // order, so they run after every event already due then (the reference reads its flow file one start
+    // ahead, from an event at the previous start, and opens each flow from an event of its own).
+    void SetReferenceStartOrder(bool on) { m_referenceStartOrder = on; }
     // Schedules a flow between two hosts (original node ids); completions are recorded in Fct().
     void AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBytes, uint8_t priority, uint16_t dport,
                  TimePs startPs, std::function<void(const FctRecordPs&)> done = nullptr);
@@ -51,6 +57,7 @@ private:
         std::function<void(const FctRecordPs&)> done;
     };
     void StartFlow(uint64_t flowId);
+    void StartDueFlows();  // the reference's order: schedules the flows due now, then the next instant
 
     RoceFabric& m_fabric;
     HangDetector m_hang;
@@ -59,6 +66,9 @@ private:
     std::function<void(const FctRecordPs&)> m_fctSink;
     uint64_t m_finished = 0;
     uint64_t m_started = 0;
+    bool m_referenceStartOrder = false;
+    std::vector<std::pair<TimePs, uint64_t>> m_starts;  // (start, flow) in file order, reference order only
+    std::size_t m_nextStart = 0;
     std::string m_hangReport;
 };
 
