@@ -138,7 +138,6 @@ void Dcqcn::advanceTo(TimeNs nowNs, bool alphaAtNow) {
         }
         // Timers due on one instant: α, then the decrease, then the increase; or, as the reference's
         // event queue has them, in the order they were scheduled: the longer period first.
-        TimeNs alphaLimit = std::min(alphaAtNow ? nowNs : nowNs - 1, decreaseDue);
         bool alphaFirst = next == alphaDue, decreaseFirst = !alphaFirst && next == decreaseDue;
         if (m_params.tiesInSchedulingOrder) {
             const TimeNs alphaPeriod = next == alphaDue ? m_params.alphaIntervalNs : 0;
@@ -146,12 +145,17 @@ void Dcqcn::advanceTo(TimeNs nowNs, bool alphaAtNow) {
             const TimeNs increasePeriod = next == m_increaseDueNs ? m_params.increaseIntervalNs : 0;
             decreaseFirst = decreasePeriod > alphaPeriod && decreasePeriod >= increasePeriod;
             alphaFirst = !decreaseFirst && alphaPeriod >= increasePeriod && alphaPeriod > 0;
-            if (decreaseDue != kNever && m_params.decreaseIntervalNs > m_params.alphaIntervalNs) {
-                alphaLimit = std::min(alphaLimit, decreaseDue - 1);  // the cut on that instant reads α first
-            }
         }
         if (alphaFirst) {
-            alphaTicks(alphaLimit);
+            // Ticks up to now (before it when this instant's tick waits) and up to the next cut, which reads
+            // α; in the reference's order a cut on a tick's instant runs first and so reads it before.
+            // alphaDue <= both limits here, so neither subtraction wraps.
+            TimeNs limit = std::min(alphaAtNow ? nowNs : nowNs - 1, decreaseDue);
+            if (m_params.tiesInSchedulingOrder && decreaseDue != kNever &&
+                m_params.decreaseIntervalNs > m_params.alphaIntervalNs) {
+                limit = std::min(limit, decreaseDue - 1);
+            }
+            alphaTicks(limit);
         } else if (decreaseFirst) {
             decrease(next);
         } else {

@@ -67,7 +67,7 @@ struct DcqcnParams {
     // A CNP arriving on the very instant of an α tick counts for that tick. The reference orders the two by
     // when they were scheduled: the ACK's arrival one link delay plus its serialization before (1004 ns on
     // hpcc-bench), the α timer one period before (1 us), so the ACK comes first. Default false: the tick
-    // first, as for every other timer.
+    // first, as for every other timer. Meant with tiesInSchedulingOrder (the reference has both).
     bool cnpBeforeAlphaTick = false;
     // Timers that fall on one instant run longest period first, as the reference's event queue runs them
     // (each was scheduled one period before): with its periods the increase timer (300 us), then the

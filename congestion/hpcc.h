@@ -35,8 +35,9 @@ struct HpccParams {
     // and an incast never becomes fair (Jain 0.86 instead of 0.99 on 8:1 at 100 Gb/s).
     bool meanQueue = true;
     // The reference's arithmetic: rates in whole bit/s (each quotient truncated, as its DataRate gives
-    // them), u from its expressions (bytes·8 / (τ·1e-9), and the queue term as q·R_line / B_hop / W with W
-    // the BDP in whole bytes), and the window bdp·R/lineRate in integers. Default false: exact doubles.
+    // them), the window bdp·R/lineRate in integers, and with the point queue (meanQueue false) u from its
+    // expressions (bytes·8 / (τ·1e-9), the queue term as q·R_line / B_hop / W with W the BDP in whole
+    // bytes). Default false: exact doubles.
     bool referenceArithmetic = false;
 };
 

@@ -194,7 +194,7 @@ TEST_F(MlnetFlows, CompatibleModeChargesReferenceSizesAndCapturesRealFrames) {
         r.out,
         HasSubstr("model rules: framing hpcc, HPCC queue point, flow starts reference, ECMP hpcc, "
                   "HPCC rate change shift, NIC arbitration hpcc, INT fields hpcc, ECN draws hpcc, MMU hpcc, "
-                  "PFC pause hpcc, ACK class hpcc"));
+                  "PFC pause hpcc, ACK class hpcc, retransmit hpcc"));
     const std::string pcap = readFileBytes(m_dir + "/run.pcap");
     ASSERT_GT(pcap.size(), 24u + 16u);
     // First record: a data frame of 1000 B payload keeps its real length, 1062 B less the 4-byte FCS.

@@ -125,32 +125,86 @@ TEST(ReferenceFlowStarts, ThroughADoubleTruncated) {
 TEST(ModelRuleOptions, CompatThenEachRule) {
     ModelRules r;
     ModelRuleError error;
-    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
+    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(r.framing, Framing::Hpcc);
     EXPECT_FALSE(r.hpccMeanQueue);
     EXPECT_TRUE(r.referenceFlowStarts);
     EXPECT_EQ(r.ecmp, EcmpHashing::HpccReference);
     EXPECT_TRUE(r.referenceNicArbitration);
-    ASSERT_TRUE(parseModelRules({"hpcc", "rocev2", "", "", "ours", "", "", "", "", "", "", ""}, r, error));
+    ASSERT_TRUE(
+        parseModelRules({"hpcc", "rocev2", "", "", "ours", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(r.framing, Framing::RoceV2);
     EXPECT_EQ(r.ecmp, EcmpHashing::Ours);
     EXPECT_FALSE(r.hpccMeanQueue);
-    EXPECT_FALSE(parseModelRules({"ns3", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
+    EXPECT_FALSE(parseModelRules({"ns3", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(error.message(), "--compat must be none or hpcc, not 'ns3'");
-    EXPECT_FALSE(parseModelRules({"", "", "", "", "random", "", "", "", "", "", "", ""}, r, error));
+    EXPECT_FALSE(parseModelRules({"", "", "", "", "random", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(error.message(), "--ecmp must be ours or hpcc, not 'random'");
     EXPECT_EQ(error.option, "ecmp");
-    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "ours", "", "", "", "", ""}, r, error));
+    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "ours", "", "", "", "", "", ""}, r, error));
     EXPECT_FALSE(r.referenceNicArbitration);
     EXPECT_TRUE(r.hpccShiftPacing);
-    EXPECT_FALSE(parseModelRules({"", "", "", "", "", "", "scan", "", "", "", "", ""}, r, error));
+    EXPECT_FALSE(parseModelRules({"", "", "", "", "", "", "scan", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(error.message(), "--nic-arbitration must be ours or hpcc, not 'scan'");
-    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
+    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_TRUE(r.referenceIntFields);
-    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "exact", "", "", "", ""}, r, error));
+    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "exact", "", "", "", "", ""}, r, error));
     EXPECT_FALSE(r.referenceIntFields);
-    EXPECT_FALSE(parseModelRules({"", "", "", "", "", "", "", "wide", "", "", "", ""}, r, error));
+    EXPECT_FALSE(parseModelRules({"", "", "", "", "", "", "", "wide", "", "", "", "", ""}, r, error));
     EXPECT_EQ(error.message(), "--int-fields must be exact or hpcc, not 'wide'");
+}
+
+// Each on/off rule: its two names set it, --compat=hpcc sets it and the rule's own option overrides that, and
+// any other name is an error naming the option and both values.
+TEST(ModelRuleOptions, EveryRuleTakesItsTwoNamesOverCompat) {
+    struct Rule {
+        std::string ModelRuleOptions::*option;
+        const char* name;
+        const char* ours;
+        const char* reference;
+        bool ModelRules::*flag;
+    };
+    const Rule rules[] = {
+        {&ModelRuleOptions::flowStarts, "flow-starts", "exact", "reference", &ModelRules::referenceFlowStarts},
+        {&ModelRuleOptions::hpccRateChange, "hpcc-rate-change", "keep", "shift", &ModelRules::hpccShiftPacing},
+        {&ModelRuleOptions::nicArbitration, "nic-arbitration", "ours", "hpcc",
+         &ModelRules::referenceNicArbitration},
+        {&ModelRuleOptions::intFields, "int-fields", "exact", "hpcc", &ModelRules::referenceIntFields},
+        {&ModelRuleOptions::ecnDraws, "ecn-draws", "ours", "hpcc", &ModelRules::referenceEcnDraws},
+        {&ModelRuleOptions::mmu, "mmu", "ours", "hpcc", &ModelRules::referenceMmu},
+        {&ModelRuleOptions::pfcPause, "pfc-pause", "quanta", "hpcc", &ModelRules::referencePfc},
+        {&ModelRuleOptions::ackClass, "ack-class", "ours", "hpcc", &ModelRules::referenceAckClass},
+        {&ModelRuleOptions::retransmit, "retransmit", "timeout", "hpcc", &ModelRules::referenceRetransmit},
+    };
+    for (const Rule& rule : rules) {
+        ModelRules r;
+        ModelRuleError error;
+        ModelRuleOptions o;
+        ASSERT_TRUE(parseModelRules(o, r, error));
+        EXPECT_FALSE(r.*rule.flag) << rule.name;
+        o.compat = "hpcc";
+        ASSERT_TRUE(parseModelRules(o, r, error));
+        EXPECT_TRUE(r.*rule.flag) << rule.name;
+        o.*rule.option = rule.ours;
+        ASSERT_TRUE(parseModelRules(o, r, error));
+        EXPECT_FALSE(r.*rule.flag) << rule.name;
+        o.compat.clear();
+        o.*rule.option = rule.reference;
+        ASSERT_TRUE(parseModelRules(o, r, error));
+        EXPECT_TRUE(r.*rule.flag) << rule.name;
+        o.*rule.option = "other";
+        EXPECT_FALSE(parseModelRules(o, r, error));
+        EXPECT_EQ(error.message(), std::string("--") + rule.name + " must be " + rule.ours + " or " +
+                                       rule.reference + ", not 'other'");
+        // A description's rule under the command line's: the line's own option wins over its compat.
+        ModelRuleOptions description, line;
+        description.*rule.option = rule.reference;
+        line.compat = "none";
+        ASSERT_TRUE(parseModelRules(mergeModelRuleOptions(description, line), r, error));
+        EXPECT_FALSE(r.*rule.flag) << rule.name;
+        ASSERT_TRUE(parseModelRules(mergeModelRuleOptions(description, ModelRuleOptions{}), r, error));
+        EXPECT_TRUE(r.*rule.flag) << rule.name;
+    }
 }
 
 // The fabric takes the reference's INT units only under the rule, with the config's INT_MULTI.
@@ -161,6 +215,16 @@ TEST(ModelRules, IntFieldsTakeTheConfigsMultiplier) {
     EXPECT_EQ(settings.switches.intFieldMulti, 4u);
     ModelRules{}.ApplyTo(settings, CcAlgorithm::Hpcc);
     EXPECT_EQ(settings.switches.intFieldMulti, 0u);
+}
+
+// The reference has no retransmission timeout: the rule turns ours off (0) and leaves it alone otherwise.
+TEST(ModelRules, RetransmitOnNaksOnlyTurnsTheTimeoutOff) {
+    FabricSettings settings;
+    settings.nic.rtoPs = 5'000'000'000;
+    ModelRules{}.ApplyTo(settings, CcAlgorithm::Dcqcn);
+    EXPECT_EQ(settings.nic.rtoPs, 5'000'000'000u);
+    ModelRules::HpccCompatible().ApplyTo(settings, CcAlgorithm::Dcqcn);
+    EXPECT_EQ(settings.nic.rtoPs, 0u);
 }
 
 // The core switch each flow crosses in the reference, read from its packet trace (ENABLE_TRACE on the four

@@ -1,5 +1,7 @@
 #include "hpcc-flow-runner.h"
 
+#include <algorithm>
+
 #include <sstream>
 
 #include "ns3/simulator.h"
@@ -25,7 +27,9 @@ void HpccFlowRunner::AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBy
     const uint64_t id = m_flows.size();
     m_flows.push_back({m_fabric.HostOfNodeId(srcNode), m_fabric.HostOfNodeId(dstNode), dport, priority,
                        sizeBytes, std::move(done)});
-    if (m_referenceStartOrder) {
+    // The reference's order covers its flow file, read before the run; a flow added while the run goes
+    // (from a completion callback) is scheduled directly.
+    if (m_referenceStartOrder && !m_running) {
         m_starts.emplace_back(startPs, id);
         return;
     }
@@ -34,7 +38,18 @@ void HpccFlowRunner::AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBy
                              this, id);
 }
 
+void HpccFlowRunner::ArmStarts() {
+    if (m_startsArmed || m_nextStart >= m_starts.size()) {
+        return;  // one pending StartDueFlows at a time, also across Run() calls
+    }
+    m_startsArmed = true;
+    const TimePs now = nowPs();
+    const TimePs at = std::max(m_starts[m_nextStart].first, now);
+    ns3::Simulator::Schedule(ns3::PicoSeconds(at - now), &HpccFlowRunner::StartDueFlows, this);
+}
+
 void HpccFlowRunner::StartDueFlows() {
+    m_startsArmed = false;
     const TimePs now = nowPs();
     // In file order, as long as starts are due (the reference stops at the first later one; a file out of
     // order starts its late lines at once instead of failing).
@@ -42,10 +57,7 @@ void HpccFlowRunner::StartDueFlows() {
         ns3::Simulator::ScheduleNow(&HpccFlowRunner::StartFlow, this, m_starts[m_nextStart].second);
         ++m_nextStart;
     }
-    if (m_nextStart < m_starts.size()) {
-        ns3::Simulator::Schedule(ns3::PicoSeconds(m_starts[m_nextStart].first - now),
-                                 &HpccFlowRunner::StartDueFlows, this);
-    }
+    ArmStarts();
 }
 
 void HpccFlowRunner::StartFlow(uint64_t flowId) {
@@ -86,14 +98,13 @@ bool HpccFlowRunner::Run(TimePs stopPs) {
         return true;
     }
     m_hang.Start();
-    if (m_referenceStartOrder && m_nextStart < m_starts.size()) {
-        const TimePs now = nowPs();
-        const TimePs first = m_starts[m_nextStart].first;
-        ns3::Simulator::Schedule(ns3::PicoSeconds(first > now ? first - now : 0),
-                                 &HpccFlowRunner::StartDueFlows, this);
+    m_running = true;
+    if (m_referenceStartOrder) {
+        ArmStarts();
     }
     ns3::Simulator::Stop(ns3::PicoSeconds(stopPs > nowPs() ? stopPs - nowPs() : 0));
     ns3::Simulator::Run();
+    m_running = false;
     if (m_hang.Hung()) {
         m_hangReport = m_hang.Report();
     } else if (m_finished < m_flows.size()) {

@@ -32,6 +32,7 @@ public:
     // --flow-starts=reference): the starts of an instant are scheduled when that instant comes, in file
     // order, so they run after every event already due then (the reference reads its flow file one start
     // ahead, from an event at the previous start, and opens each flow from an event of its own).
+    // Set it before the first AddFlow.
     void SetReferenceStartOrder(bool on) { m_referenceStartOrder = on; }
     // Schedules a flow between two hosts (original node ids); completions are recorded in Fct().
     void AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBytes, uint8_t priority, uint16_t dport,
@@ -58,6 +59,7 @@ private:
     };
     void StartFlow(uint64_t flowId);
     void StartDueFlows();  // the reference's order: schedules the flows due now, then the next instant
+    void ArmStarts();      // schedules StartDueFlows at the next file start
 
     RoceFabric& m_fabric;
     HangDetector m_hang;
@@ -69,6 +71,8 @@ private:
     bool m_referenceStartOrder = false;
     std::vector<std::pair<TimePs, uint64_t>> m_starts;  // (start, flow) in file order, reference order only
     std::size_t m_nextStart = 0;
+    bool m_running = false;
+    bool m_startsArmed = false;
     std::string m_hangReport;
 };
 

@@ -17,6 +17,7 @@ ModelRules ModelRules::HpccCompatible() {
     r.referenceMmu = true;
     r.referencePfc = true;
     r.referenceAckClass = true;
+    r.referenceRetransmit = true;
     return r;
 }
 
@@ -30,8 +31,10 @@ void ModelRules::ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const 
     settings.referenceMarkingDraws = referenceEcnDraws;
     settings.referenceMmu = referenceMmu;
     settings.referencePfc = referencePfc;
-    settings.switches.refreshPauses = !referencePfc;
     settings.nic.ackClassFromData = referenceAckClass;
+    if (referenceRetransmit) {
+        settings.nic.rtoPs = 0;
+    }
 }
 
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
@@ -78,6 +81,10 @@ void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
         "ours (default: ACK_HIGH_PRIO's class 0 at NICs and switches) or hpcc (at NICs only; switches "
         "queue ACKs with their data)",
         o.ackClass);
+    cmd.AddValue("retransmit",
+                 "timeout (default: go-back-N on a NAK or after --rto-us without progress) or hpcc (on a NAK "
+                 "only, as the reference)",
+                 o.retransmit);
 }
 
 namespace {
@@ -120,7 +127,8 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
         !pick("ecn-draws", o.ecnDraws, "ours", "hpcc", rules.referenceEcnDraws, error) ||
         !pick("mmu", o.mmu, "ours", "hpcc", rules.referenceMmu, error) ||
         !pick("pfc-pause", o.pfcPause, "quanta", "hpcc", rules.referencePfc, error) ||
-        !pick("ack-class", o.ackClass, "ours", "hpcc", rules.referenceAckClass, error)) {
+        !pick("ack-class", o.ackClass, "ours", "hpcc", rules.referenceAckClass, error) ||
+        !pick("retransmit", o.retransmit, "timeout", "hpcc", rules.referenceRetransmit, error)) {
         return false;
     }
     rules.framing = hpccFraming ? Framing::Hpcc : Framing::RoceV2;
@@ -131,7 +139,7 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
 }
 
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over) {
-    ModelRuleOptions m = over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", "",
+    ModelRuleOptions m = over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", "", "",
                                                                        "",          "", "", "", "", ""};
     for (const auto& [field, value] : {std::pair<std::string*, const std::string*>{&m.framing, &over.framing},
                                        {&m.hpccQueue, &over.hpccQueue},
@@ -143,7 +151,8 @@ ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const Model
                                        {&m.ecnDraws, &over.ecnDraws},
                                        {&m.mmu, &over.mmu},
                                        {&m.pfcPause, &over.pfcPause},
-                                       {&m.ackClass, &over.ackClass}}) {
+                                       {&m.ackClass, &over.ackClass},
+                                       {&m.retransmit, &over.retransmit}}) {
         if (!value->empty()) {
             *field = *value;
         }
@@ -161,7 +170,8 @@ std::string describeModelRules(const ModelRules& r) {
            (r.referenceIntFields ? "hpcc" : "exact") + ", ECN draws " +
            (r.referenceEcnDraws ? "hpcc" : "ours") + ", MMU " + (r.referenceMmu ? "hpcc" : "ours") +
            ", PFC pause " + (r.referencePfc ? "hpcc" : "quanta") + ", ACK class " +
-           (r.referenceAckClass ? "hpcc" : "ours");
+           (r.referenceAckClass ? "hpcc" : "ours") + ", retransmit " +
+           (r.referenceRetransmit ? "hpcc" : "timeout");
 }
 
 }  // namespace mlnet::roce

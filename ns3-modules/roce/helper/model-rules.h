@@ -21,7 +21,8 @@ struct ModelRules {
     Framing framing = Framing::RoceV2;  // --framing=rocev2|hpcc: what frames are charged (frame-charges.h)
     bool hpccMeanQueue = true;  // --hpcc-queue=mean|point: HPCC's queue term (cc::HpccParams::meanQueue)
     // --flow-starts=exact|reference: flow-file start seconds read exactly (rounded to the ns), or as the
-    // reference reads them: through a double, truncated to the ns (2.000017887 s starts at 2000017886 ns).
+    // reference reads them: through a double, truncated to the ns (2.000017887 s starts at 2000017886 ns),
+    // and started in its event order (HpccFlowRunner::SetReferenceStartOrder).
     bool referenceFlowStarts = false;
     // --ecmp=ours|hpcc: how switches pick among equal-cost ports and how source ports are numbered
     // (network/routing.h EcmpHashing; the reference numbers source ports per (source, destination) pair).
@@ -48,11 +49,15 @@ struct ModelRules {
     // --ack-class=ours|hpcc: ACK_HIGH_PRIO puts ACKs in class 0 at NICs and switches (ours), or at NICs
     // only, the switches queueing them with their data (the reference's; NicSettings::ackClassFromData).
     bool referenceAckClass = false;
+    // --retransmit=timeout|hpcc: go-back-N on a NAK or after a timeout without progress (ours), or on a NAK
+    // only (the reference has no timeout: a lost tail packet stalls its flow, and the run's hang check
+    // reports it).
+    bool referenceRetransmit = false;
 
     static ModelRules HpccCompatible();
     // The rules the fabric applies: framing, ECMP, pacing shifts, NIC arbitration, INT fields, ECN draws,
-    // the buffer, PFC and the ACKs' class. (The HPCC
-    // queue term goes to selectCongestionControl, the flow starts to loadFlowFile.)
+    // the buffer, PFC, the ACKs' class and retransmission. (The HPCC
+    // queue term goes to selectCongestionControl, the flow starts to loadFlowFile and the flow runner.)
     void ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const;
 };
 
@@ -61,7 +66,7 @@ struct ModelRules {
 // usage message naming the option and its values.
 struct ModelRuleOptions {
     std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange, nicArbitration, intFields,
-        ecnDraws, mmu, pfcPause, ackClass;
+        ecnDraws, mmu, pfcPause, ackClass, retransmit;
 };
 // What was wrong: the option (as on the command line, without "--"; a description's key) and why.
 struct ModelRuleError {
@@ -74,7 +79,7 @@ bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, ModelRu
 // in `over` replaces base's; a given compat replaces base's compat and every rule base set on its own.
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over);
 // Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp, --hpcc-rate-change,
-// --nic-arbitration, --int-fields, --ecn-draws, --mmu, --pfc-pause and --ack-class.
+// --nic-arbitration, --int-fields, --ecn-draws, --mmu, --pfc-pause, --ack-class and --retransmit.
 void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& options);
 // One line naming every rule's choice, for the tools' output.
 std::string describeModelRules(const ModelRules& rules);

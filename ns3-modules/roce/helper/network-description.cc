@@ -60,6 +60,7 @@ void readSwitch(JsonSection& s, FabricSettings& f) {
     f.headroomFactor = s.real("headroom-factor", 0.01, 100).value_or(f.headroomFactor);
     f.alphaShift = static_cast<uint32_t>(s.count("alpha-shift", f.alphaShift, 0, 16));
     f.switches.cutThrough = s.boolean("cut-through").value_or(f.switches.cutThrough);
+    f.intMulti = static_cast<uint32_t>(s.count("int-multi", f.intMulti, 1, 1u << 20));
     if (auto ecn = readEcn(s, "ecn-per-25gbps")) {
         f.ecnPer25Gbps = ecn;
     }
@@ -246,7 +247,8 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
                                          {"ecn-draws", &o.ecnDraws},
                                          {"mmu", &o.mmu},
                                          {"pfc-pause", &o.pfcPause},
-                                         {"ack-class", &o.ackClass}}) {
+                                         {"ack-class", &o.ackClass},
+                                         {"retransmit", &o.retransmit}}) {
             *field = s.string(key).value_or("");
         }
         ModelRules check;

@@ -3,7 +3,7 @@
 // - our JSON network description: "topology" (see astra-core/network/topology-description.h) plus the packet
 //   model's sections, every one optional, every value with its unit:
 //     "switch": {"buffer": "32MB", "reserve": "4KB", "pfc": true, "ecn": true, "headroom-factor": 1.5,
-//     "cut-through": true,
+//     "cut-through": true, "int-multi": 1 (the reference's INT_MULTI, for the int-fields rule),
 //                "ecn-per-25gbps": {"kmin": "100KB", "kmax": "400KB", "pmax": 0.2},
 //                "tiers": {"spine": {"buffer": "64MB", "pfc": true, "ecn": true, "ecn-per-25gbps": {...}}}}
 //     "nic": {"payload": "4KB", "ack-interval": "1B", "ack-chunk": "0B", "ack-priority": 0, "rto": "1ms",
@@ -21,7 +21,7 @@
 //     "background": {"flow-size-cdf": "WebSearch.txt", "load": 0.3, "hosts": [0, 1, ...], "traffic-class": 4}
 //     "model-rules": {"compat": "hpcc", "framing": "rocev2", ...}   (the --compat, --framing, --hpcc-queue,
 //       --flow-starts, --ecmp, --hpcc-rate-change, --nic-arbitration, --int-fields, --ecn-draws, --mmu,
-//       --pfc-pause, --ack-class options of model-rules.h, as keys)
+//       --pfc-pause, --ack-class, --retransmit options of model-rules.h, as keys)
 // - ASTRA-sim's ns-3 backend configuration: config.txt (HPCC keys, TOPOLOGY_FILE) or its config.json;
 // - an ASTRA-sim analytical network YAML (or its JSON keys): a multi-dimensional network at packet level.
 // Forms without packet-model sections use the defaults below (RoCEv2 4 KB payloads, cut-through switches, 32

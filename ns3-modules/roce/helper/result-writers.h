@@ -25,8 +25,8 @@ struct PfcRecord {
     uint64_t timeNs;
     uint32_t nodeId;
     uint8_t nodeType;  // 0 host, 1 switch
-    uint32_t ifIndex;
-    bool pause;  // false: resume
+    uint32_t ifIndex;  // the reference's: 1-based (its device 0 is the loopback)
+    bool pause;        // false: resume
 };
 
 // "sip dip sport dport size start_ns fct_ns standalone_fct_ns\n" with the addresses as %08x, e.g.

@@ -142,7 +142,9 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
             return;
         }
         RoceSwitch& sw = *m_switches[index];
-        sw.Configure(m_devices[v], mmu, m_settings.switches, m_pool.get(), t.vertices[v].originalId);
+        SwitchSettings switchSettings = m_settings.switches;
+        switchSettings.refreshPauses = switchSettings.refreshPauses && !m_settings.referencePfc;
+        sw.Configure(m_devices[v], mmu, switchSettings, m_pool.get(), t.vertices[v].originalId);
         sw.SetRouting(m_routing.get(), v);
         sw.SetReferenceDraws(m_referenceDraws.get());
     }

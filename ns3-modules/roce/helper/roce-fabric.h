@@ -32,7 +32,7 @@ struct PfcEvent {
     TimePs timePs;
     uint32_t nodeId;  // original id of the node
     bool isSwitch;
-    uint32_t port;
+    uint32_t port;  // 0-based device index (pfc.txt writes the reference's 1-based ifindex)
     uint8_t priority;
     bool pause;
 };

@@ -447,7 +447,7 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
 void RoceNic::ArmRtoScan() {
     // Called for every data packet, so the armed state is a flag rather than an EventId query into the
     // simulator.
-    if (!m_rtoScanArmed) {
+    if (!m_rtoScanArmed && m_settings.rtoPs != 0) {
         // One timer per NIC instead of one per QP: thousands of concurrent QPs would otherwise keep thousands
         // of far-future events in the scheduler. A timeout is detected within a quarter RTO of its deadline.
         m_rtoScanArmed = true;

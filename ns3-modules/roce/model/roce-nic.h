@@ -52,7 +52,7 @@ struct NicSettings {
     uint64_t ackChunkBytes = 0;     // also ACK at every multiple of this offset (0: off)
     TimePs nackIntervalPs = 500'000'000;  // minimum gap between NACKs for the same expected byte
     TimePs cnpIntervalPs = 50'000'000;    // receiver sends at most one CNP per QP per interval (50 us)
-    TimePs rtoPs = 1'000'000'000;         // retransmission timeout (1 ms)
+    TimePs rtoPs = 1'000'000'000;         // retransmission timeout (1 ms); 0: none, go-back-N on NAKs only
     bool ecnEchoOnAck = false;            // HPCC-compatible: CE echoed on ACKs instead of CNPs
     bool intEnabled = false;              // data packets carry an INT stack, echoed on ACKs (HPCC)
     uint8_t ackPriority = 0;              // class of ACK/NACK/CNP (0: strict priority)

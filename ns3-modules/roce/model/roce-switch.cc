@@ -235,13 +235,13 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
 }
 
 void RoceSwitch::MarkAsTheReference(RocePacket& packet, uint32_t portIndex, uint8_t q) {
-    // Its rule at every dequeue from a data class, ACKs included: above Kmax marked, above Kmin marked when
-    // a draw falls below the probability.
-    const double probability = m_mmu->ecnMarkProbability(portIndex, q);
-    if (probability == 0) {
+    // Its rule (ShouldSendCN) at every dequeue from a class other than 0, ACKs included: above Kmax marked,
+    // above Kmin marked when a draw falls below the probability; class 0 never draws.
+    if (q == 0 || !m_mmu->aboveKmin(portIndex, q)) {
         return;
     }
-    const bool mark = m_mmu->aboveKmax(portIndex, q) || m_referenceDraws->Next() < probability;
+    const bool mark =
+        m_mmu->aboveKmax(portIndex, q) || m_referenceDraws->Next() < m_mmu->ecnMarkProbability(portIndex, q);
     // The draw is taken whatever the packet; a mark lands only where ours would (ECN-capable data): the
     // reference marks every packet, but only the algorithms that read ECN ever see it.
     if (mark && packet.kind == PacketKind::Data && packet.ecn != kEcnNotEct && packet.ecn != kEcnCe) {

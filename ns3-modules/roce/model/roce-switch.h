@@ -72,7 +72,8 @@ public:
     void Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig mmu, SwitchSettings settings,
                    PacketPool* pool, uint32_t nodeId);
     // Marking draws shared by every switch in the reference's numbering (FreshStreamDraws), instead of this
-    // switch's own random variable; also taken for every PFC pause and resume sent. nullptr: our own.
+    // switch's own random variable; one is also taken for every PFC pause and resume the reference would
+    // send (not for our refreshes). nullptr: our own.
     void SetReferenceDraws(FreshStreamDraws* draws) { m_referenceDraws = draws; }
     // Routes of the network (shared by every switch), and this switch's vertex in it.
     // For packets that carry no route (RoceRoute).
@@ -143,10 +144,10 @@ private:
     void RefreshPause(uint64_t portAndPriority);
     void Sample(uint32_t port);
     void Histogram(uint32_t port);
-    // Adds queueBytes x (now - last change) to the port's queue integral: call with the queue as it was since
-    // the last change.
     // The reference's ECN rule with its draws (SetReferenceDraws).
     void MarkAsTheReference(RocePacket& packet, uint32_t portIndex, uint8_t q);
+    // Adds queueBytes x (now - last change) to the port's queue integral: call with the queue as it was since
+    // the last change.
     void IntegrateQueue(Port& port, uint64_t queueBytes);
 
     std::vector<Port> m_ports;

@@ -12,7 +12,7 @@ SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
     for (const MmuPortConfig& p : m_config.ports) {
         m_headroomTotal += m_config.pfcEnabled ? p.headroomBytes : 0;
     }
-    // Every (port, priority) owns its reserve (the reference counts it once per port).
+    // Every (port, priority) owns its reserve; the reference's budget counts one per port.
     m_reserveTotal = (m_config.referenceAccounting ? 1 : kPriorities) * ports * m_config.reserveBytes;
 }
 

@@ -15,7 +15,8 @@
 namespace mlnet::roce {
 
 struct MmuPortConfig {
-    // PFC headroom of each priority of the port (one link round trip and two frames). The buffer sets aside
+    // PFC headroom of each priority of the port (ours: one link round trip and two frames; the reference's:
+    // three one-way BDPs). The buffer sets aside
     // one headroom per port, as the reference does: classes paused on one port at once may go beyond it (a
     // run reports the switches where they did: NetworkTotals::overfullSwitches).
     uint64_t headroomBytes = 0;
@@ -58,6 +59,10 @@ public:
     // RED on the egress queue length after the packet left: the marking probability (0 below Kmin, 1 above
     // Kmax).
     double ecnMarkProbability(uint32_t outPort, uint8_t priority) const;
+    // Above Kmin: the reference's draw point (ECN on; it draws even where PMAX makes the probability 0).
+    bool aboveKmin(uint32_t outPort, uint8_t priority) const {
+        return m_config.ecnEnabled && m_out[index(outPort, priority)] > m_config.ports[outPort].kminBytes;
+    }
     // Above Kmax: marked without a draw (the reference's rule; with PMAX 1 the probability at Kmax is 1 too).
     bool aboveKmax(uint32_t outPort, uint8_t priority) const {
         return m_out[index(outPort, priority)] > m_config.ports[outPort].kmaxBytes;
