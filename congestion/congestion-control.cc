@@ -21,6 +21,7 @@ const char* NoCongestionControl::name() const {
 void CongestionControl::publishRate(double rateBps, WindowMode mode, uint64_t bdpBytes, double lineRateBps,
                                     bool integerWindow) {
     m_rateBps = static_cast<uint64_t>(std::llround(rateBps));
+    ++m_rateUpdates;
     if (mode == WindowMode::None || bdpBytes == 0) {
         m_windowBytes = 0;
     } else if (mode == WindowMode::Bdp) {

@@ -55,6 +55,9 @@ public:
     uint64_t rateBps() const { return m_rateBps; }
     // Bytes allowed in flight; 0 means no window.
     uint64_t windowBytes() const { return m_windowBytes; }
+    // How many times the algorithm has set its rate (changed or not): an ACK that moved it tells a rate
+    // update ran even when the value stayed (the reference reschedules its NIC after every HPCC update).
+    uint64_t rateUpdates() const { return m_rateUpdates; }
 
 protected:
     // Publishes `rateBps` (rounded) and the window the mode implies. No window when the BDP is unknown (0).
@@ -64,6 +67,7 @@ protected:
 
     uint64_t m_rateBps = 0;
     uint64_t m_windowBytes = 0;
+    uint64_t m_rateUpdates = 0;
 };
 
 // "PFC only": line rate, plus a fixed window when one is configured (HPCC's HAS_WIN with CC_MODE other than

@@ -210,9 +210,12 @@ void RoceNic::OnAck(RocePacket* p) {
     signal.hops = p->hops;
     signal.numHops = p->intHops;
     const uint64_t rateBefore = q->cc->rateBps(), windowBefore = q->cc->windowBytes();
+    const uint64_t updatesBefore = q->cc->rateUpdates();
     q->cc->onAck(signal);
     m_pool->release(p);
-    if (m_settings.shiftPacingOnRateChange && q->cc->rateBps() != rateBefore && q->lastFrameBytes != 0) {
+    // The reference's ChangeRate follows every HPCC rate update, the same rate too: it shifts the pending
+    // send and may pull the port's wake-up earlier.
+    if (m_settings.shiftPacingOnRateChange && q->cc->rateUpdates() != updatesBefore) {
         ShiftPacing(*q, rateBefore);
     }
     if (q->cc->rateBps() != rateBefore || q->cc->windowBytes() != windowBefore) {
@@ -232,8 +235,11 @@ void RoceNic::OnAck(RocePacket* p) {
 }
 
 void RoceNic::ShiftPacing(QueuePair& q, uint64_t rateBefore) {
-    const TimePs before = chargedWireTimePs(m_settings.frames, q.lastFrameBytes, rateBefore);
-    const TimePs after = chargedWireTimePs(m_settings.frames, q.lastFrameBytes, q.cc->rateBps());
+    // Before a QP's first frame there is nothing to shift (the reference's shift is 0 then).
+    const TimePs before =
+        q.lastFrameBytes ? chargedWireTimePs(m_settings.frames, q.lastFrameBytes, rateBefore) : 0;
+    const TimePs after =
+        q.lastFrameBytes ? chargedWireTimePs(m_settings.frames, q.lastFrameBytes, q.cc->rateBps()) : 0;
     q.nextAvailPs = after >= before ? q.nextAvailPs + (after - before)
                                     : q.nextAvailPs - std::min(q.nextAvailPs, before - after);
     if (q.state == QpState::Pacing) {
