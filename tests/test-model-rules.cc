@@ -165,8 +165,10 @@ TEST(ModelRuleOptions, EveryRuleTakesItsTwoNamesOverCompat) {
         bool ModelRules::*flag;
     };
     const Rule rules[] = {
-        {&ModelRuleOptions::flowStarts, "flow-starts", "exact", "reference", &ModelRules::referenceFlowStarts},
-        {&ModelRuleOptions::hpccRateChange, "hpcc-rate-change", "keep", "shift", &ModelRules::hpccShiftPacing},
+        {&ModelRuleOptions::flowStarts, "flow-starts", "exact", "reference",
+         &ModelRules::referenceFlowStarts},
+        {&ModelRuleOptions::hpccRateChange, "hpcc-rate-change", "keep", "shift",
+         &ModelRules::hpccShiftPacing},
         {&ModelRuleOptions::nicArbitration, "nic-arbitration", "ours", "hpcc",
          &ModelRules::referenceNicArbitration},
         {&ModelRuleOptions::intFields, "int-fields", "exact", "hpcc", &ModelRules::referenceIntFields},
