@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
     cmd.AddValue("rate-trace",
                  "write every QP rate/window change: time_ns src_node flow rate_bps window_bytes", rateTrace);
     cmd.AddValue("seed", "random seed 1..4294967086 (ECN marking, link loss, ECMP salt)", seedText);
-    cmd.AddValue("rto-us", "retransmission timeout in microseconds, above 0", rtoUsText);
+    cmd.AddValue("rto-us", "retransmission timeout in microseconds, at least 1 (--retransmit=hpcc: none)",
+                 rtoUsText);
     AddModelRuleOptions(cmd, ruleOptions);
     bool listParameters = false;
     cmd.AddValue("cc-parameters", "print every congestion-control parameter (markdown) and exit",
@@ -103,7 +104,7 @@ int main(int argc, char** argv) {
     double rtoUs = 1000;
     // ns-3's generator takes seeds below its modulus 4294967087.
     if (!numbers.count("seed", seedText, 1, 4294967086ull, seed) ||
-        !numbers.real("rto-us", rtoUsText, 0, 1e9, rtoUs, true)) {
+        !numbers.real("rto-us", rtoUsText, 1, 1e9, rtoUs, false)) {
         std::cerr << numbers.error() << "\n";
         return 1;
     }

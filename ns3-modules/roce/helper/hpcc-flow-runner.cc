@@ -99,7 +99,7 @@ bool HpccFlowRunner::Run(TimePs stopPs) {
     }
     m_hang.Start();
     m_running = true;
-    if (m_referenceStartOrder) {
+    if (m_nextStart < m_starts.size()) {  // queued in the reference's order, whatever the flag says now
         ArmStarts();
     }
     ns3::Simulator::Stop(ns3::PicoSeconds(stopPs > nowPs() ? stopPs - nowPs() : 0));
