@@ -138,23 +138,36 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
     return true;
 }
 
+const std::vector<ModelRuleField>& modelRuleFields() {
+    using O = ModelRuleOptions;
+    static const std::vector<ModelRuleField> fields = {
+        {"compat", &O::compat},
+        {"framing", &O::framing},
+        {"hpcc-queue", &O::hpccQueue},
+        {"flow-starts", &O::flowStarts},
+        {"ecmp", &O::ecmp},
+        {"hpcc-rate-change", &O::hpccRateChange},
+        {"nic-arbitration", &O::nicArbitration},
+        {"int-fields", &O::intFields},
+        {"ecn-draws", &O::ecnDraws},
+        {"mmu", &O::mmu},
+        {"pfc-pause", &O::pfcPause},
+        {"ack-class", &O::ackClass},
+        {"retransmit", &O::retransmit},
+    };
+    return fields;
+}
+
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over) {
-    ModelRuleOptions m = over.compat.empty() ? base : ModelRuleOptions{over.compat, "", "", "", "", "", "",
-                                                                       "",          "", "", "", "", ""};
-    for (const auto& [field, value] : {std::pair<std::string*, const std::string*>{&m.framing, &over.framing},
-                                       {&m.hpccQueue, &over.hpccQueue},
-                                       {&m.flowStarts, &over.flowStarts},
-                                       {&m.ecmp, &over.ecmp},
-                                       {&m.hpccRateChange, &over.hpccRateChange},
-                                       {&m.nicArbitration, &over.nicArbitration},
-                                       {&m.intFields, &over.intFields},
-                                       {&m.ecnDraws, &over.ecnDraws},
-                                       {&m.mmu, &over.mmu},
-                                       {&m.pfcPause, &over.pfcPause},
-                                       {&m.ackClass, &over.ackClass},
-                                       {&m.retransmit, &over.retransmit}}) {
-        if (!value->empty()) {
-            *field = *value;
+    ModelRuleOptions m;
+    if (over.compat.empty()) {
+        m = base;
+    } else {
+        m.compat = over.compat;  // a given compat replaces base's compat and every rule base set alone
+    }
+    for (const ModelRuleField& f : modelRuleFields()) {
+        if (f.field != &ModelRuleOptions::compat && !(over.*f.field).empty()) {
+            m.*f.field = over.*f.field;
         }
     }
     return m;

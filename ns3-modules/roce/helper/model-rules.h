@@ -6,6 +6,7 @@
 #define MLNET_ROCE_MODEL_RULES_H
 
 #include <string>
+#include <vector>
 
 #include "ns3/command-line.h"
 
@@ -68,6 +69,13 @@ struct ModelRuleOptions {
     std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange, nicArbitration, intFields,
         ecnDraws, mmu, pfcPause, ackClass, retransmit;
 };
+// Every option by its name (as on the command line without "--", and as a description's key), compat first:
+// the one list the description reader and the merge walk.
+struct ModelRuleField {
+    const char* name;
+    std::string ModelRuleOptions::*field;
+};
+const std::vector<ModelRuleField>& modelRuleFields();
 // What was wrong: the option (as on the command line, without "--"; a description's key) and why.
 struct ModelRuleError {
     std::string option, why;

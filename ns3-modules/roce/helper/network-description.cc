@@ -236,20 +236,8 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
     section(top, "background", d.settings, readBackground);
     section(top, "model-rules", d.settings, [](JsonSection& s, PacketModelSettings& p) {
         ModelRuleOptions& o = p.ruleOptions;
-        for (const auto& [key, field] : {std::pair<const char*, std::string*>{"compat", &o.compat},
-                                         {"framing", &o.framing},
-                                         {"hpcc-queue", &o.hpccQueue},
-                                         {"flow-starts", &o.flowStarts},
-                                         {"ecmp", &o.ecmp},
-                                         {"hpcc-rate-change", &o.hpccRateChange},
-                                         {"nic-arbitration", &o.nicArbitration},
-                                         {"int-fields", &o.intFields},
-                                         {"ecn-draws", &o.ecnDraws},
-                                         {"mmu", &o.mmu},
-                                         {"pfc-pause", &o.pfcPause},
-                                         {"ack-class", &o.ackClass},
-                                         {"retransmit", &o.retransmit}}) {
-            *field = s.string(key).value_or("");
+        for (const ModelRuleField& f : modelRuleFields()) {
+            o.*f.field = s.string(f.name).value_or("");
         }
         ModelRules check;
         ModelRuleError error;
