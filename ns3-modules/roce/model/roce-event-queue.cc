@@ -10,158 +10,107 @@ namespace {
 constexpr std::size_t kArity = 4;
 constexpr uint64_t kFirstRingEntries = 64;
 
-unsigned SetBits(unsigned laneSets) {
-    if (laneSets == 0 || laneSets > (1u << 16) || (laneSets & (laneSets - 1)) != 0) {
-        throw std::invalid_argument("RoceEventQueue: lane sets must be a power of two from 1 to 2^16");
+unsigned CheckedLanes(unsigned lanes) {
+    if (lanes == 0 || lanes > RoceEventQueue::kMaxLanes || (lanes & (lanes - 1)) != 0) {
+        throw std::invalid_argument(
+            "RoceEventQueue: the number of lanes must be a power of two from 1 to 64");
     }
-    return static_cast<unsigned>(__builtin_ctz(laneSets));
+    return lanes;
 }
 
 }  // namespace
 
-RoceEventQueue::RoceEventQueue(unsigned laneSets)
-    : m_setBits(SetBits(laneSets)), m_lanes(2 * std::size_t{laneSets}), m_candidate(laneSets, UINT64_MAX) {}
+RoceEventQueue::RoceEventQueue(unsigned lanes)
+    : m_laneCount(CheckedLanes(lanes)),
+      m_lanes(lanes),
+      m_rings(lanes),
+      m_tree(2 * std::size_t{lanes} - 1),
+      m_slotLane(std::size_t{1} << kSlotBits, kNoLane),
+      m_candidate(std::size_t{1} << (kSlotBits - kCandidateShift), UINT64_MAX) {
+    Clear();
+}
 
 void RoceEventQueue::Clear() {
     for (Lane& lane : m_lanes) {
         lane.head = lane.count = 0;
     }
+    // Every node names a lane whose leaf is kNoKey: Ahead() and Pop() read a valid (empty) lane.
+    for (std::size_t n = 0; n < m_tree.size(); ++n) {
+        m_tree[n] = {kNoKey, 0};
+    }
+    for (std::size_t i = 0; i < m_laneCount; ++i) {
+        m_tree[m_laneCount - 1 + i].lane = i;
+    }
     std::fill(m_candidate.begin(), m_candidate.end(), UINT64_MAX);
-    m_active.clear();
     m_heap.clear();
     m_now = 0;
     m_size = 0;
 }
 
-RoceEventQueue::Lane* RoceEventQueue::LaneFor(uint64_t delay, const Entry& e) {
-    // Fibonacci hashing: the set is the top bits of delay x 2^64 / phi.
-    const std::size_t set =
-        m_setBits == 0 ? 0 : static_cast<std::size_t>((delay * 0x9E3779B97F4A7C15ull) >> (64 - m_setBits));
-    Lane* ways = &m_lanes[2 * set];
-    for (int w = 0; w < 2; ++w) {
-        Lane& lane = ways[w];
-        if (lane.delay == delay) {
-            if (lane.count == 0) {
-                return &lane;
-            }
-            const Entry& tail = lane.ring[(lane.head + lane.count - 1) & lane.mask];
-            return Earlier(e, tail) ? nullptr : &lane;
-        }
-    }
-    // A delay gets a lane on its second lane-less push in a row to this set: one-off delays (pacing wake-ups,
-    // timers) stay in the heap, or they would fill the lanes with single entries and deepen the lanes' heap.
-    if (m_candidate[set] != delay) {
-        m_candidate[set] = delay;
+RoceEventQueue::Lane* RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) {
+    // A delay gets a lane on its second lane-less push in a row to its candidate entry: one-off delays
+    // (pacing wake-ups, timers) stay in the heap, or they would take the lanes with single entries.
+    uint64_t& candidate = m_candidate[slot >> kCandidateShift];
+    if (candidate != delay) {
+        candidate = delay;
         return nullptr;
     }
-    for (int w = 0; w < 2; ++w) {
-        if (ways[w].count == 0) {
-            ways[w].delay = delay;
-            return &ways[w];
+    // Its slot may name another delay's lane (two delays hashed alike): it may have one already.
+    for (std::size_t i = 0; i < m_laneCount; ++i) {
+        if (m_lanes[i].delay == delay) {
+            m_slotLane[slot] = static_cast<uint8_t>(i);
+            return &m_lanes[i];
         }
     }
-    return nullptr;  // both ways hold other delays: the heap takes it
-}
-
-void RoceEventQueue::Push(const Entry& e) {
-    ++m_size;
-    if (e.ts >= m_now) {
-        if (Lane* lane = LaneFor(e.ts - m_now, e)) {
-            Append(static_cast<uint32_t>(lane - m_lanes.data()), e);
-            return;
+    // An empty lane: one that never held a delay, else the one idle longest. A hot delay's lane empties for
+    // a moment now and then; taking it would send that delay to another lane, and the next, each ring
+    // growing again.
+    std::size_t chosen = m_laneCount;
+    for (std::size_t i = 0; i < m_laneCount; ++i) {
+        const Lane& lane = m_lanes[i];
+        if (lane.count != 0) {
+            continue;
+        }
+        if (lane.delay == UINT64_MAX) {
+            chosen = i;
+            break;
+        }
+        if (chosen == m_laneCount || lane.emptiedAt < m_lanes[chosen].emptiedAt) {
+            chosen = i;
         }
     }
-    HeapPush(e);
+    if (chosen == m_laneCount) {
+        return nullptr;  // every lane holds entries: the heap takes it
+    }
+    Lane& lane = m_lanes[chosen];
+    if (lane.delay != UINT64_MAX && m_slotLane[SlotOf(lane.delay)] == chosen) {
+        m_slotLane[SlotOf(lane.delay)] = kNoLane;
+    }
+    lane.delay = delay;
+    m_slotLane[slot] = static_cast<uint8_t>(chosen);
+    return &lane;
 }
 
-void RoceEventQueue::Append(uint32_t index, const Entry& e) {
+void RoceEventQueue::Grow(std::size_t index) {
     Lane& lane = m_lanes[index];
-    if (lane.count == lane.ring.size()) {
-        Grow(lane);
-    }
-    lane.ring[(lane.head + lane.count) & lane.mask] = e;
-    if (++lane.count == 1) {
-        m_active.push_back({e.ts, e.uid, index});
-        ActiveSiftUp(m_active.size() - 1);
-    }
-}
-
-void RoceEventQueue::Grow(Lane& lane) {
-    const uint64_t capacity = std::max<uint64_t>(kFirstRingEntries, 2 * lane.ring.size());
+    const uint64_t capacity = std::max<uint64_t>(kFirstRingEntries, 2 * (lane.mask + 1));
     std::vector<Entry> ring(capacity);
     for (uint64_t i = 0; i < lane.count; ++i) {
         ring[i] = lane.ring[(lane.head + i) & lane.mask];
     }
-    lane.ring.swap(ring);
+    m_rings[index].swap(ring);
+    lane.ring = m_rings[index].data();
     lane.mask = capacity - 1;
     lane.head = 0;
-}
-
-RoceEventQueue::Entry RoceEventQueue::Pop() {
-    --m_size;
-    if (m_active.empty() || (!m_heap.empty() && KeyEarlier(m_heap.front().ts, m_heap.front().uid,
-                                                           m_active[0].ts, m_active[0].uid))) {
-        const Entry e = HeapPop();
-        m_now = e.ts;
-        return e;
-    }
-    Lane& lane = m_lanes[m_active[0].lane];
-    const Entry e = lane.ring[lane.head];
-    lane.head = (lane.head + 1) & lane.mask;
-    if (--lane.count != 0) {
-        const Entry& next = lane.ring[lane.head];
-        m_active[0].ts = next.ts;
-        m_active[0].uid = next.uid;
-    } else {
-        m_active[0] = m_active.back();
-        m_active.pop_back();
-    }
-    if (!m_active.empty()) {
-        ActiveSiftDown(0);
-    }
-    m_now = e.ts;
-    return e;
-}
-
-void RoceEventQueue::ActiveSiftUp(std::size_t i) {
-    const Active moving = m_active[i];
-    while (i > 0) {
-        const std::size_t parent = (i - 1) / 2;
-        if (!Earlier(moving, m_active[parent])) {
-            break;
-        }
-        m_active[i] = m_active[parent];
-        i = parent;
-    }
-    m_active[i] = moving;
-}
-
-void RoceEventQueue::ActiveSiftDown(std::size_t i) {
-    const Active moving = m_active[i];
-    const std::size_t n = m_active.size();
-    while (true) {
-        std::size_t child = 2 * i + 1;
-        if (child >= n) {
-            break;
-        }
-        if (child + 1 < n && Earlier(m_active[child + 1], m_active[child])) {
-            ++child;
-        }
-        if (!Earlier(m_active[child], moving)) {
-            break;
-        }
-        m_active[i] = m_active[child];
-        i = child;
-    }
-    m_active[i] = moving;
 }
 
 void RoceEventQueue::HeapPush(const Entry& e) {
     std::size_t i = m_heap.size();
     m_heap.push_back(e);
+    const Uint128 key = Key(e.ts, e.uid);
     while (i > 0) {
         const std::size_t parent = (i - 1) / kArity;
-        if (!Earlier(e, m_heap[parent])) {
+        if (!(key < Key(m_heap[parent].ts, m_heap[parent].uid))) {
             break;
         }
         m_heap[i] = m_heap[parent];
@@ -178,6 +127,7 @@ RoceEventQueue::Entry RoceEventQueue::HeapPop() {
     if (n == 0) {
         return top;
     }
+    const Uint128 movingKey = Key(moving.ts, moving.uid);
     std::size_t i = 0;
     while (true) {
         const std::size_t first = i * kArity + 1;
@@ -185,13 +135,16 @@ RoceEventQueue::Entry RoceEventQueue::HeapPop() {
             break;
         }
         std::size_t best = first;
+        Uint128 bestKey = Key(m_heap[first].ts, m_heap[first].uid);
         const std::size_t last = std::min(first + kArity, n);
         for (std::size_t c = first + 1; c < last; ++c) {
-            if (Earlier(m_heap[c], m_heap[best])) {
+            const Uint128 key = Key(m_heap[c].ts, m_heap[c].uid);
+            if (key < bestKey) {
                 best = c;
+                bestKey = key;
             }
         }
-        if (!Earlier(m_heap[best], moving)) {
+        if (!(bestKey < movingKey)) {
             break;
         }
         m_heap[i] = m_heap[best];

@@ -2,10 +2,11 @@
 // Nearly every event of a packet run is scheduled a fixed delay ahead: a frame's serialisation, or that plus
 // the cable's propagation. A run on hpcc-bench has four or six such delays for 96-99 % of its events. Entries
 // pushed with the same delay arrive in (time, uid) order, so each delay gets a lane, a ring buffer that is
-// appended to at its tail and popped at its head, both sequential in memory; a small heap over the lanes'
-// heads picks the earliest. Entries with any other delay (pacing wake-ups, timers, ns-3's own events), and
-// those a full lane table cannot take, go to a 4-ary heap; each pop takes the earlier of the two tops, so the
-// order is exact whatever goes where.
+// appended to at its tail and popped at its head, both sequential in memory. A fixed number of lanes feed a
+// winner tree (a tournament over the lanes' heads): a pop replays one path of it, a handful of comparisons
+// without a data-dependent branch, where a heap over the lanes took a mispredicted branch per level. Entries
+// with any other delay (pacing wake-ups, timers, ns-3's own events), and those no lane can take, go to a
+// 4-ary heap; each pop takes the earlier of the two tops, so the order is exact whatever goes where.
 //
 // Precondition (a simulator's): a pushed entry is never earlier than the last popped one. An entry that
 // would not extend its lane in order (a uid below the lane's last) goes to the heap, so any push order that
@@ -15,6 +16,8 @@
 
 #include <cstdint>
 #include <vector>
+
+#include "util/time.h"
 
 namespace mlnet::roce {
 
@@ -29,23 +32,20 @@ public:
         void* object;
         uint64_t arg;
     };
-    static bool KeyEarlier(uint64_t ts, uint64_t uid, uint64_t otherTs, uint64_t otherUid) {
-        return ts != otherTs ? ts < otherTs : uid < otherUid;
-    }
-    static bool Earlier(const Entry& a, const Entry& b) { return KeyEarlier(a.ts, a.uid, b.ts, b.uid); }
+    // (time, uid) as one number: one comparison, no branch between the two fields.
+    static Uint128 Key(uint64_t ts, uint64_t uid) { return (static_cast<Uint128>(ts) << 64) | uid; }
+    static bool Earlier(const Entry& a, const Entry& b) { return Key(a.ts, a.uid) < Key(b.ts, b.uid); }
 
-    // 2 x laneSets lanes (laneSets a power of two, at most 2^16); a delay may use the two lanes of its set.
-    explicit RoceEventQueue(unsigned laneSets = 32);
+    // `lanes` rings (a power of two, at most kMaxLanes).
+    static constexpr unsigned kMaxLanes = 64;
+    explicit RoceEventQueue(unsigned lanes = 16);
 
     void Push(const Entry& e);
     Entry Pop();  // requires !Empty()
     // An entry due soon after the next one (the k-th behind the next entry of the lane that holds the
     // earliest), or null. For prefetching only.
     const Entry* Ahead(std::size_t k) const {
-        if (m_active.empty()) {
-            return nullptr;
-        }
-        const Lane& lane = m_lanes[m_active[0].lane];
+        const Lane& lane = m_lanes[m_tree[0].lane];
         return k < lane.count ? &lane.ring[(lane.head + k) & lane.mask] : nullptr;
     }
     bool Empty() const { return m_size == 0; }
@@ -57,36 +57,109 @@ public:
 private:
     struct Lane {
         uint64_t delay = UINT64_MAX;  // the delay it holds (kept while empty: the same delay reuses it)
-        std::vector<Entry> ring;      // capacity a power of two; entries [head, head + count) modulo it
+        Entry* ring = nullptr;        // m_rings[lane]'s storage; capacity mask + 1, a power of two
         uint64_t mask = 0;
         uint64_t head = 0;
         uint64_t count = 0;
+        uint64_t emptiedAt = 0;  // time of the pop that emptied it (a lane to reassign is the longest idle)
     };
-    // A non-empty lane in the lane heap, with its head's key copied so that sifting reads no ring.
-    struct Active {
-        uint64_t ts;
-        uint64_t uid;
-        uint32_t lane;
+    // A tree node: the earliest head key in its subtree and the lane holding it. An empty lane's leaf holds
+    // kNoKey, later than any entry.
+    struct Node {
+        Uint128 key;
+        uint64_t lane;
     };
-    static bool Earlier(const Active& a, const Active& b) { return KeyEarlier(a.ts, a.uid, b.ts, b.uid); }
+    static constexpr Uint128 kNoKey = ~Uint128{0};
+    // Direct-mapped index from a delay to the lane that last held it: many more slots than lanes, so that the
+    // few hot delays rarely share one (two that do take turns, each finding its lane by a scan). The
+    // candidates (delays waiting for a second push) share one entry per 2^kCandidateShift slots.
+    static constexpr unsigned kSlotBits = 10;
+    static constexpr unsigned kCandidateShift = 2;
+    static unsigned SlotOf(uint64_t delay) {
+        return static_cast<unsigned>((delay * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
+    }
 
-    // The lane for entries `delay` ahead that can take `e` in order, or null.
-    Lane* LaneFor(uint64_t delay, const Entry& e);
-    void Append(uint32_t lane, const Entry& e);
-    void Grow(Lane& lane);
-    void ActiveSiftUp(std::size_t i);
-    void ActiveSiftDown(std::size_t i);
+    // Lane `lane`'s head changed to `key`: replay its path to the root.
+    void Replay(uint64_t lane, Uint128 key) {
+        std::size_t n = m_laneCount - 1 + lane;
+        m_tree[n].key = key;
+        while (n != 0) {
+            const std::size_t parent = (n - 1) / 2;
+            const std::size_t left = 2 * parent + 1;
+            m_tree[parent] = m_tree[left + (m_tree[left + 1].key < m_tree[left].key)];
+            n = parent;
+        }
+    }
+    Lane* AssignLane(uint64_t delay, unsigned slot);
+    void Grow(std::size_t lane);
     void HeapPush(const Entry& e);
     Entry HeapPop();
 
-    const unsigned m_setBits;  // log2(sets): a delay's set is the top m_setBits bits of its hash
+    const unsigned m_laneCount;
     std::vector<Lane> m_lanes;
-    std::vector<uint64_t> m_candidate;  // per set: the last delay that found no lane there
-    std::vector<Active> m_active;       // binary min-heap of the non-empty lanes
+    std::vector<std::vector<Entry>> m_rings;
+    std::vector<Node> m_tree;           // 2 x lanes - 1 nodes; lane i's leaf at lanes - 1 + i
+    std::vector<uint8_t> m_slotLane;    // per slot: a lane index, or kNoLane
+    std::vector<uint64_t> m_candidate;  // per 2^kCandidateShift slots: the last delay that found no lane
     std::vector<Entry> m_heap;          // 4-ary min-heap of everything else
     uint64_t m_now = 0;                 // time of the last popped entry
     std::size_t m_size = 0;
+    static constexpr uint8_t kNoLane = 0xff;
 };
+
+inline void RoceEventQueue::Push(const Entry& e) {
+    ++m_size;
+    if (e.ts >= m_now) {
+        const uint64_t delay = e.ts - m_now;
+        const unsigned slot = SlotOf(delay);
+        const uint8_t index = m_slotLane[slot];
+        Lane* lane =
+            index != kNoLane && m_lanes[index].delay == delay ? &m_lanes[index] : AssignLane(delay, slot);
+        if (lane != nullptr) {
+            const std::size_t i = static_cast<std::size_t>(lane - m_lanes.data());
+            if (lane->count == 0) {
+                if (lane->mask == 0) {
+                    Grow(i);
+                }
+                lane->ring[lane->head] = e;
+                lane->count = 1;
+                Replay(i, Key(e.ts, e.uid));
+                return;
+            }
+            if (!Earlier(e, lane->ring[(lane->head + lane->count - 1) & lane->mask])) {
+                if (lane->count == lane->mask + 1) {
+                    Grow(i);
+                }
+                lane->ring[(lane->head + lane->count) & lane->mask] = e;
+                ++lane->count;
+                return;
+            }
+        }
+    }
+    HeapPush(e);
+}
+
+inline RoceEventQueue::Entry RoceEventQueue::Pop() {
+    --m_size;
+    const Node top = m_tree[0];
+    if (!m_heap.empty() && Key(m_heap.front().ts, m_heap.front().uid) < top.key) {
+        const Entry e = HeapPop();
+        m_now = e.ts;
+        return e;
+    }
+    Lane& lane = m_lanes[top.lane];
+    const Entry e = lane.ring[lane.head];
+    lane.head = (lane.head + 1) & lane.mask;
+    Uint128 next = kNoKey;
+    if (--lane.count != 0) {
+        next = Key(lane.ring[lane.head].ts, lane.ring[lane.head].uid);
+    } else {
+        lane.emptiedAt = e.ts;
+    }
+    Replay(top.lane, next);
+    m_now = e.ts;
+    return e;
+}
 
 template <typename F>
 void RoceEventQueue::ForEach(F&& f) const {

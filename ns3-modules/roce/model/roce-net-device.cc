@@ -1,6 +1,7 @@
 #include "roce-net-device.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
@@ -89,6 +90,9 @@ TimePs RoceNetDevice::PausedPs() const {
 
 uint8_t RoceNetDevice::PausedMask() const {
     const TimePs now = nowPs();
+    if (m_lastPauseEndPs <= now) {
+        return 0;  // the common case: no pause in force, nothing to look at per priority
+    }
     uint8_t mask = 0;
     for (int q = 0; q < kNumPriorities; ++q) {
         if (m_pausedUntil[q] > now) {
@@ -226,6 +230,7 @@ void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
             earliest = std::min(earliest, m_pausedUntil[q]);
         }
     }
+    m_lastPauseEndPs = *std::max_element(std::begin(m_pausedUntil), std::end(m_pausedUntil));
     m_pool->release(packet);
     if (earliest != UINT64_MAX) {
         ScheduleWake(earliest);

@@ -163,6 +163,7 @@ private:
     bool m_dequeuing = false;
     PacketQueue m_control;
     TimePs m_pausedUntil[kNumPriorities] = {};
+    TimePs m_lastPauseEndPs = 0;  // the latest of m_pausedUntil: no priority is paused from then on
     TimePs m_pauseStart[kNumPriorities] = {};  // start of the pause in force (while m_pausedUntil is ahead)
     TimePs m_pausedPs = 0;                     // pauses that ended
     TimePs m_wakeAt = 0;

@@ -188,12 +188,12 @@ ns3::Time RoceSimulatorImpl::GetMaximumSimulationTime() const {
     return ns3::TimeStep(0x7fffffffffffffffLL);
 }
 
-void ScheduleCall(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg) {
-    if (RoceSimulatorImpl* impl = RoceSimulatorImpl::Current()) {
-        impl->ScheduleCall(delayPs, call, object, arg);
-    } else {
-        ns3::Simulator::Schedule(ns3::PicoSeconds(delayPs), &InvokeCall, call, object, arg);
-    }
+TimePs nowPsThroughNs3() {
+    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
+}
+
+void ScheduleCallThroughNs3(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg) {
+    ns3::Simulator::Schedule(ns3::PicoSeconds(delayPs), &InvokeCall, call, object, arg);
 }
 
 }  // namespace mlnet::roce

@@ -92,8 +92,17 @@ private:
     bool m_stop = false;
 };
 
-// Light events and the clock, through RoceSimulatorImpl when it runs and through ns3::Simulator otherwise.
-void ScheduleCall(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg);
+// Light events and the clock, through RoceSimulatorImpl when it runs and through ns3::Simulator otherwise
+// (nowPs() in roce-timing.h); the ns-3 paths out of line, so that the fast ones inline.
+TimePs nowPsThroughNs3();
+void ScheduleCallThroughNs3(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg);
+inline void ScheduleCall(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg) {
+    if (RoceSimulatorImpl* impl = RoceSimulatorImpl::Current()) {
+        impl->ScheduleCall(delayPs, call, object, arg);
+    } else {
+        ScheduleCallThroughNs3(delayPs, call, object, arg);
+    }
+}
 // A member function void(uint64_t) of `object`: ScheduleMember<&Class::Method>(delayPs, object, arg).
 template <auto Method, typename T>
 void CallMember(void* object, uint64_t arg) {

@@ -52,6 +52,9 @@ void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig
     }
     m_mmu = std::make_unique<SwitchMmu>(std::move(mmu));
     m_settings = settings;
+    for (Port& port : m_ports) {
+        port.nextSamplePs = settings.queueSampleIntervalPs != 0 ? settings.queueSampleStartPs : kNever;
+    }
     uint64_t fastest = 0;
     for (const auto& p : ports) {
         fastest = std::max(fastest, p->RateBps());
@@ -318,16 +321,17 @@ QueueHistogram RoceSwitch::QueueTime(uint32_t portIndex) const {
     return h;
 }
 
-void RoceSwitch::Sample(uint32_t port) {
+void RoceSwitch::SampleDue(uint32_t port) {
     if (m_settings.queueHistograms) {
         Histogram(port);
     }
-    if (m_settings.queueSampleIntervalPs == 0) {
-        return;
-    }
     Port& p = m_ports[port];
     const TimePs now = nowPs();
-    if (now >= p.nextSamplePs && now >= m_settings.queueSampleStartPs && now <= m_settings.queueSampleEndPs) {
+    if (now >= p.nextSamplePs) {
+        if (now > m_settings.queueSampleEndPs) {
+            p.nextSamplePs = kNever;
+            return;
+        }
         m_queueSampleTrace(m_nodeId, port, m_mmu->egressPortBytes(port));
         p.nextSamplePs = now + m_settings.queueSampleIntervalPs;
     }

@@ -15,6 +15,7 @@
 #include "network/routing.h"
 #include "roce-net-device.h"
 #include "roce-port-owner.h"
+#include "roce-timing.h"
 #include "switch-mmu.h"
 
 namespace mlnet::roce {
@@ -130,8 +131,8 @@ private:
         double queueByteNs = 0;  // time integral of the egress queue (INT)
         TimePs queueChangedPs = 0;
         uint64_t maxQueueBytes = 0;
-        TimePs nextSamplePs = 0;
-        int current = 1;  // data class the scheduler is serving
+        TimePs nextSamplePs = kNever;  // the next queue sample (the window's start first; kNever after it)
+        int current = 1;               // data class the scheduler is serving
         uint64_t deficit[kNumPriorities] = {};
         bool refreshPending[kNumPriorities] = {};
         bool localFirst = false;  // alternates the local NIC and forwarded data on NPU ports
@@ -142,8 +143,16 @@ private:
     int PickDataClass(Port& port, uint8_t pausedMask);
     void SendPause(uint32_t port, uint8_t priority);
     void RefreshPause(uint64_t portAndPriority);
-    void Sample(uint32_t port);
+    // At every queue change: the port's histogram and, when one is due, a queue sample. The test inline,
+    // the work out of line (this runs twice per frame and switch).
+    void Sample(uint32_t port) {
+        if (m_settings.queueHistograms || nowPs() >= m_ports[port].nextSamplePs) {
+            SampleDue(port);
+        }
+    }
+    void SampleDue(uint32_t port);
     void Histogram(uint32_t port);
+    static constexpr TimePs kNever = UINT64_MAX;
     // The reference's ECN rule with its draws (SetReferenceDraws).
     void MarkAsTheReference(RocePacket& packet, uint32_t portIndex, uint8_t q);
     // Adds queueBytes x (now - last change) to the port's queue integral: call with the queue as it was since

@@ -20,7 +20,7 @@ inline TimePs nowPs() {
     if (const RoceSimulatorImpl* impl = RoceSimulatorImpl::Current()) {
         return impl->NowPs();
     }
-    return static_cast<TimePs>(ns3::Simulator::Now().GetPicoSeconds());
+    return nowPsThroughNs3();
 }
 
 // overheadBytes: charged per frame on top of its size (FrameCharges::OverheadBytes()).
