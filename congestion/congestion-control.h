@@ -4,6 +4,7 @@
 #ifndef MLNET_CONGESTION_CONGESTION_CONTROL_H
 #define MLNET_CONGESTION_CONGESTION_CONTROL_H
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -44,6 +45,8 @@ class CongestionControl {
 public:
     virtual ~CongestionControl() = default;
     virtual const char* name() const = 0;
+    // The object's size: a NIC with thousands of flows fetches an algorithm's state in one go before an ACK.
+    virtual std::size_t stateBytes() const = 0;
 
     virtual void onAck(const AckSignal&) {}
     virtual void onCnp(TimeNs /*nowNs*/) {}
@@ -76,6 +79,7 @@ class NoCongestionControl : public CongestionControl {
 public:
     NoCongestionControl(const FlowParams& flow, uint64_t windowBytes);
     const char* name() const override;
+    std::size_t stateBytes() const override { return sizeof(*this); }
 };
 
 }  // namespace mlnet::cc

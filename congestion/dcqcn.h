@@ -115,6 +115,7 @@ public:
     Dcqcn(const FlowParams& flow, const DcqcnParams& params);
 
     const char* name() const override { return "dcqcn"; }
+    std::size_t stateBytes() const override { return sizeof(*this); }
     void onAck(const AckSignal& ack) override;
     void onCnp(TimeNs nowNs) override;
     void onSend(TimeNs nowNs, uint64_t bytes) override;

@@ -70,6 +70,7 @@ public:
     Dctcp(const FlowParams& flow, const DctcpParams& params);
 
     const char* name() const override { return "dctcp"; }
+    std::size_t stateBytes() const override { return sizeof(*this); }
     void onAck(const AckSignal& ack) override;
 
     double alpha() const { return m_alpha; }

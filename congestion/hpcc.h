@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "congestion-control.h"
 
 namespace mlnet::cc {
@@ -70,6 +72,7 @@ public:
     Hpcc(const FlowParams& flow, const HpccParams& params);
 
     const char* name() const override { return "hpcc"; }
+    std::size_t stateBytes() const override { return sizeof(*this); }
     void onAck(const AckSignal& ack) override;
 
     const HpccParams& params() const { return m_params; }
@@ -107,7 +110,10 @@ private:
 
     bool m_initialised = false;
     uint64_t m_lastUpdateSeq = 0;
-    std::vector<IntHop> m_snapshot;
+    // The last records per hop, inside the object for paths of up to kInlineHops switches (a fat-tree's five
+    // and more): every ACK reads them, and with thousands of flows a separate array is one more cache miss.
+    static constexpr std::size_t kInlineHops = 6;
+    boost::container::small_vector<IntHop, kInlineHops> m_snapshot;
     double m_u = 1;
     double m_refRateBps;
     uint32_t m_stage = 0;

@@ -60,6 +60,7 @@ public:
     Timely(const FlowParams& flow, const TimelyParams& params);
 
     const char* name() const override { return "timely"; }
+    std::size_t stateBytes() const override { return sizeof(*this); }
     void onAck(const AckSignal& ack) override;
 
     const TimelyParams& params() const { return m_params; }

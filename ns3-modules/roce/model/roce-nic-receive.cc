@@ -183,6 +183,10 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const
 
 void RoceNic::OnAck(RocePacket* p) {
     QueuePair* q = p->dstQp < m_qps.size() ? &m_qps[p->dstQp] : nullptr;
+    if (q) {
+        PrefetchLines(q, sizeof(QueuePair));
+        PrefetchLines(q->cc.get(), q->ccBytes);
+    }
     if (!q || q->state == QpState::Free || q->flowId != p->flow) {
         m_pool->release(p);
         return;

@@ -88,6 +88,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     cc::FlowParams params = flow;
     params.lineRateBps = m_ports[q.port].device->RateBps();
     q.cc = m_ccFactory(params);
+    q.ccBytes = static_cast<uint32_t>(q.cc->stateBytes());
     q.ccTimerPs = 0;
     q.messages.clear();
     q.head = q.sending = 0;
@@ -383,6 +384,7 @@ RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
                 continue;
             }
             port.ringHead[priority] = q.next;  // round robin: the next QP goes first next time
+            PrefetchLines(&m_qps[q.next], sizeof(QueuePair));  // served at this port's next frame
             port.lastPriority = priority;
             RocePacket* packet = BuildData(qp);
             Reschedule(qp);
