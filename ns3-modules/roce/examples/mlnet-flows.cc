@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
         ccPreset = "config", pcap, report;
     std::string rateTrace;
     ModelRuleOptions ruleOptions;
-    std::string seedText = "1", rtoUsText = "1000";
+    std::string seedText = "1", rtoUsText;  // no --rto-us: 1000 us, or none under --retransmit=hpcc
     bool pfc = true;
     ToolCommandLine tool("mlnet-flows");
     if (!tool.TakeAttributes(argc, argv) || !tool.CheckFlags(argc, argv, {"pfc", "cc-parameters"})) {
@@ -75,14 +75,18 @@ int main(int argc, char** argv) {
         "config (parameters from the file, HPCC-compatible), paper (each algorithm's own defaults) or "
         "hpcc-paper (the HPCC paper's settings)",
         ccPreset);
-    cmd.AddValue("pfc", "PFC on (1) or off (0, lossy: drops are recovered by go-back-N and timeouts)", pfc);
+    cmd.AddValue("pfc",
+                 "PFC on (1) or off (0, lossy: drops are recovered by go-back-N on a NAK and, unless "
+                 "--retransmit=hpcc, after --rto-us without progress)",
+                 pfc);
     cmd.AddValue("pcap", "write every frame sent by every port to this pcap file (RoCEv2 and PFC bytes)",
                  pcap);
     cmd.AddValue("report", "write a JSON summary of the run", report);
     cmd.AddValue("rate-trace",
                  "write every QP rate/window change: time_ns src_node flow rate_bps window_bytes", rateTrace);
     cmd.AddValue("seed", "random seed 1..4294967086 (ECN marking, link loss, ECMP salt)", seedText);
-    cmd.AddValue("rto-us", "retransmission timeout in microseconds, at least 1 (--retransmit=hpcc: none)",
+    cmd.AddValue("rto-us",
+                 "retransmission timeout in microseconds, at least 1 (default 1000; --retransmit=hpcc: none)",
                  rtoUsText);
     AddModelRuleOptions(cmd, ruleOptions);
     bool listParameters = false;
@@ -104,8 +108,14 @@ int main(int argc, char** argv) {
     double rtoUs = 1000;
     // ns-3's generator takes seeds below its modulus 4294967087.
     if (!numbers.count("seed", seedText, 1, 4294967086ull, seed) ||
-        !numbers.real("rto-us", rtoUsText, 1, 1e9, rtoUs, false)) {
+        (!rtoUsText.empty() && !numbers.real("rto-us", rtoUsText, 1, 1e9, rtoUs, false))) {
         std::cerr << numbers.error() << "\n";
+        return 1;
+    }
+    if (rules.referenceRetransmit && !rtoUsText.empty()) {
+        std::cerr << "mlnet-flows: --rto-us=" << rtoUsText
+                  << " has no effect with --retransmit=hpcc (part of --compat=hpcc): the reference has no "
+                     "timeout; add --retransmit=timeout to keep one\n";
         return 1;
     }
     if (tool.AnyAttributeOf("mlnet::roce::RoceCcConfig") && ccPreset != "attributes") {
