@@ -71,8 +71,9 @@ private:
     };
     static constexpr Uint128 kNoKey = ~Uint128{0};
     // Direct-mapped index from a delay to the lane that last held it: many more slots than lanes, so that the
-    // few hot delays rarely share one (two that do take turns, each finding its lane by a scan). The
-    // candidates (delays waiting for a second push) share one entry per 2^kCandidateShift slots.
+    // few hot delays rarely share one (two that do take the slot in turns: a delay that finds the other's lane
+    // there sends an entry to the heap, then finds its own lane by a scan). The candidates (delays waiting
+    // for a second push) share one entry per 2^kCandidateShift slots.
     static constexpr unsigned kSlotBits = 10;
     static constexpr unsigned kCandidateShift = 2;
     static unsigned SlotOf(uint64_t delay) {
