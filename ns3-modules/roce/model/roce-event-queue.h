@@ -40,7 +40,10 @@ public:
     static constexpr unsigned kMaxLanes = 64;
     explicit RoceEventQueue(unsigned lanes = 16);
 
-    void Push(const Entry& e);
+    // Takes the fields one by one: an Entry built on the caller's stack and copied in 16-byte pieces stalls
+    // on its own 8-byte stores (store forwarding fails).
+    void Push(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg);
+    void Push(const Entry& e) { Push(e.ts, e.uid, e.call, e.object, e.arg); }
     Entry Pop();  // requires !Empty()
     // An entry due soon after the next one (the k-th behind the next entry of the lane that holds the
     // earliest), or null. For prefetching only.
@@ -71,9 +74,9 @@ private:
     };
     static constexpr Uint128 kNoKey = ~Uint128{0};
     // Direct-mapped index from a delay to the lane that last held it: many more slots than lanes, so that the
-    // few hot delays rarely share one (two that do take the slot in turns: a delay that finds the other's lane
-    // there sends an entry to the heap, then finds its own lane by a scan). The candidates (delays waiting
-    // for a second push) share one entry per 2^kCandidateShift slots.
+    // few hot delays rarely share one (two that do take the slot in turns: a delay that finds the other's
+    // lane there sends an entry to the heap, then finds its own lane by a scan). The candidates (delays
+    // waiting for a second push) share one entry per 2^kCandidateShift slots.
     static constexpr unsigned kSlotBits = 10;
     static constexpr unsigned kCandidateShift = 2;
     static unsigned SlotOf(uint64_t delay) {
@@ -90,6 +93,13 @@ private:
             m_tree[parent] = m_tree[left + (m_tree[left + 1].key < m_tree[left].key)];
             n = parent;
         }
+    }
+    static void Fill(Entry& slot, uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
+        slot.ts = ts;
+        slot.uid = uid;
+        slot.call = call;
+        slot.object = object;
+        slot.arg = arg;
     }
     Lane* AssignLane(uint64_t delay, unsigned slot);
     void Grow(std::size_t lane);
@@ -108,10 +118,10 @@ private:
     static constexpr uint8_t kNoLane = 0xff;
 };
 
-inline void RoceEventQueue::Push(const Entry& e) {
+inline void RoceEventQueue::Push(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
     ++m_size;
-    if (e.ts >= m_now) {
-        const uint64_t delay = e.ts - m_now;
+    if (ts >= m_now) {
+        const uint64_t delay = ts - m_now;
         const unsigned slot = SlotOf(delay);
         const uint8_t index = m_slotLane[slot];
         Lane* lane =
@@ -122,22 +132,23 @@ inline void RoceEventQueue::Push(const Entry& e) {
                 if (lane->mask == 0) {
                     Grow(i);
                 }
-                lane->ring[lane->head] = e;
+                Fill(lane->ring[lane->head], ts, uid, call, object, arg);
                 lane->count = 1;
-                Replay(i, Key(e.ts, e.uid));
+                Replay(i, Key(ts, uid));
                 return;
             }
-            if (!Earlier(e, lane->ring[(lane->head + lane->count - 1) & lane->mask])) {
+            const Entry& tail = lane->ring[(lane->head + lane->count - 1) & lane->mask];
+            if (!(Key(ts, uid) < Key(tail.ts, tail.uid))) {
                 if (lane->count == lane->mask + 1) {
                     Grow(i);
                 }
-                lane->ring[(lane->head + lane->count) & lane->mask] = e;
+                Fill(lane->ring[(lane->head + lane->count) & lane->mask], ts, uid, call, object, arg);
                 ++lane->count;
                 return;
             }
         }
     }
-    HeapPush(e);
+    HeapPush({ts, uid, call, object, arg});
 }
 
 inline RoceEventQueue::Entry RoceEventQueue::Pop() {

@@ -34,7 +34,7 @@ public:
     static RoceSimulatorImpl* Current() { return s_current; }
     // Runs call(object, arg) after delayPs (picoseconds: the model sets ns-3's resolution to them).
     void ScheduleCall(TimePs delayPs, Call call, void* object, uint64_t arg) {
-        m_queue.Push({m_now + delayPs, m_nextUid++, call, object, arg});
+        m_queue.Push(m_now + delayPs, m_nextUid++, call, object, arg);
     }
     TimePs NowPs() const { return m_now; }
     // An event that may never be needed keeps its place in the order: take its uid now, when it would have
@@ -42,7 +42,7 @@ public:
     // tells whether its moment has gone by, i.e. it orders before the event running now.
     uint64_t ReserveUid() { return m_nextUid++; }
     void ScheduleCallAt(TimePs atPs, uint64_t uid, Call call, void* object, uint64_t arg) {
-        m_queue.Push({atPs, uid, call, object, arg});
+        m_queue.Push(atPs, uid, call, object, arg);
     }
     bool HasPassed(TimePs atPs, uint64_t uid) const {
         return atPs < m_now || (atPs == m_now && uid < m_currentUid);
