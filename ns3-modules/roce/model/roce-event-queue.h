@@ -83,15 +83,22 @@ private:
         return static_cast<unsigned>((delay * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
     }
 
-    // Lane `lane`'s head changed to `key`: replay its path to the root.
+    // Lane `lane`'s head changed to `key`: replay its path to the root. The path's winner stays in registers
+    // and only siblings are read, never the node written a step before (reading that back waited for the
+    // store), and the choice is a select: which lane wins is as good as random.
     void Replay(uint64_t lane, Uint128 key) {
         std::size_t n = m_laneCount - 1 + lane;
+        uint64_t winner = lane;
         m_tree[n].key = key;
         while (n != 0) {
-            const std::size_t parent = (n - 1) / 2;
-            const std::size_t left = 2 * parent + 1;
-            m_tree[parent] = m_tree[left + (m_tree[left + 1].key < m_tree[left].key)];
-            n = parent;
+            const Node& sibling = m_tree[(n & 1) != 0 ? n + 1 : n - 1];
+            const uint64_t take = -static_cast<uint64_t>(sibling.key < key);
+            const Uint128 takeKey = (static_cast<Uint128>(take) << 64) | take;
+            key = (sibling.key & takeKey) | (key & ~takeKey);
+            winner = (sibling.lane & take) | (winner & ~take);
+            n = (n - 1) / 2;
+            m_tree[n].key = key;
+            m_tree[n].lane = winner;
         }
     }
     static void Fill(Entry& slot, uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
