@@ -34,7 +34,6 @@ public:
     };
     // (time, uid) as one number: one comparison, no branch between the two fields.
     static Uint128 Key(uint64_t ts, uint64_t uid) { return (static_cast<Uint128>(ts) << 64) | uid; }
-    static bool Earlier(const Entry& a, const Entry& b) { return Key(a.ts, a.uid) < Key(b.ts, b.uid); }
 
     // `lanes` rings (a power of two, at most kMaxLanes).
     static constexpr unsigned kMaxLanes = 64;
