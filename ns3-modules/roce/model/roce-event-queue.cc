@@ -24,7 +24,7 @@ RoceEventQueue::RoceEventQueue(unsigned lanes)
     : m_laneCount(CheckedLanes(lanes)),
       m_lanes(lanes),
       m_rings(lanes),
-      m_tree(2 * std::size_t{lanes} - 1),
+      m_tree(2 * std::size_t{lanes}),
       m_slotLane(std::size_t{1} << kSlotBits, kNoLane),
       m_candidate(std::size_t{1} << (kSlotBits - kCandidateShift), UINT64_MAX) {
     Clear();
@@ -34,12 +34,12 @@ void RoceEventQueue::Clear() {
     for (Lane& lane : m_lanes) {
         lane.head = lane.count = 0;
     }
-    // Every node names a lane whose leaf is kNoKey: Ahead() and Pop() read a valid (empty) lane.
+    // Every node names a lane whose leaf is empty: Ahead() and Pop() read a valid (empty) lane.
     for (std::size_t n = 0; n < m_tree.size(); ++n) {
-        m_tree[n] = {kNoKey, 0};
+        m_tree[n] = EmptyLeaf(0);
     }
     for (std::size_t i = 0; i < m_laneCount; ++i) {
-        m_tree[m_laneCount - 1 + i].lane = i;
+        m_tree[m_laneCount + i] = EmptyLeaf(i);
     }
     std::fill(m_candidate.begin(), m_candidate.end(), UINT64_MAX);
     m_heap.clear();

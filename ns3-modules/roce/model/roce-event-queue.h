@@ -47,7 +47,7 @@ public:
     // An entry due soon after the next one (the k-th behind the next entry of the lane that holds the
     // earliest), or null. For prefetching only.
     const Entry* Ahead(std::size_t k) const {
-        const Lane& lane = m_lanes[m_tree[0].lane];
+        const Lane& lane = m_lanes[LaneOf(m_tree[1].tag)];
         return k < lane.count ? &lane.ring[(lane.head + k) & lane.mask] : nullptr;
     }
     bool Empty() const { return m_size == 0; }
@@ -65,13 +65,19 @@ private:
         uint64_t count = 0;
         uint64_t emptiedAt = 0;  // time of the pop that emptied it (a lane to reassign is the longest idle)
     };
-    // A tree node: the earliest head key in its subtree and the lane holding it. An empty lane's leaf holds
-    // kNoKey, later than any entry.
+    // A tree node: the earliest head in its subtree, as its time and a tag, the uid above the lane's number.
+    // (time, tag) orders exactly as (time, uid) does (uids are unique) and names the winning lane, in two
+    // 64-bit words: a level of the replay is one compare-and-borrow and two conditional moves. An empty
+    // lane's leaf holds kNoTime, later than any entry.
     struct Node {
-        Uint128 key;
-        uint64_t lane;
+        uint64_t ts;
+        uint64_t tag;
     };
-    static constexpr Uint128 kNoKey = ~Uint128{0};
+    static constexpr unsigned kLaneBits = 6;  // kMaxLanes = 2^kLaneBits; uids stay below 2^58
+    static constexpr uint64_t kNoTime = UINT64_MAX;
+    static uint64_t Tag(uint64_t uid, uint64_t lane) { return uid << kLaneBits | lane; }
+    static uint64_t LaneOf(uint64_t tag) { return tag & ((uint64_t{1} << kLaneBits) - 1); }
+    static Node EmptyLeaf(uint64_t lane) { return {kNoTime, Tag(UINT64_MAX >> kLaneBits, lane)}; }
     // Direct-mapped index from a delay to the lane that last held it: many more slots than lanes, so that the
     // few hot delays rarely share one (two that do take the slot in turns: a delay that finds the other's
     // lane there sends an entry to the heap, then finds its own lane by a scan). The candidates (delays
@@ -82,22 +88,21 @@ private:
         return static_cast<unsigned>((delay * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
     }
 
-    // Lane `lane`'s head changed to `key`: replay its path to the root. The path's winner stays in registers
-    // and only siblings are read, never the node written a step before (reading that back waited for the
-    // store), and the choice is a select: which lane wins is as good as random.
-    void Replay(uint64_t lane, Uint128 key) {
-        std::size_t n = m_laneCount - 1 + lane;
-        uint64_t winner = lane;
-        m_tree[n].key = key;
-        while (n != 0) {
-            const Node& sibling = m_tree[(n & 1) != 0 ? n + 1 : n - 1];
-            const uint64_t take = -static_cast<uint64_t>(sibling.key < key);
-            const Uint128 takeKey = (static_cast<Uint128>(take) << 64) | take;
-            key = (sibling.key & takeKey) | (key & ~takeKey);
-            winner = (sibling.lane & take) | (winner & ~take);
-            n = (n - 1) / 2;
-            m_tree[n].key = key;
-            m_tree[n].lane = winner;
+    // Lane `lane`'s head changed to `head`: replay its path to the root. The path's winner stays in
+    // registers and only siblings are read, never the node written a step before (reading that back waited
+    // for the store); which lane wins is as good as random, so the choice is a select, not a branch.
+    void Replay(uint64_t lane, Node head) {
+        std::size_t n = m_laneCount + lane;
+        uint64_t ts = head.ts;
+        uint64_t tag = head.tag;
+        m_tree[n] = head;
+        while (n > 1) {
+            const Node& sibling = m_tree[n ^ 1];
+            const uint64_t take = -static_cast<uint64_t>(Key(sibling.ts, sibling.tag) < Key(ts, tag));
+            ts ^= (ts ^ sibling.ts) & take;
+            tag ^= (tag ^ sibling.tag) & take;
+            n >>= 1;
+            m_tree[n] = {ts, tag};
         }
     }
     static void Fill(Entry& slot, uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
@@ -115,8 +120,8 @@ private:
     const unsigned m_laneCount;
     std::vector<Lane> m_lanes;
     std::vector<std::vector<Entry>> m_rings;
-    std::vector<Node> m_tree;           // 2 x lanes - 1 nodes; lane i's leaf at lanes - 1 + i
-    std::vector<uint8_t> m_slotLane;    // per slot: a lane index, or kNoLane
+    std::vector<Node> m_tree;         // root at 1, children of n at 2n and 2n + 1; lane i's leaf at lanes + i
+    std::vector<uint8_t> m_slotLane;  // per slot: a lane index, or kNoLane
     std::vector<uint64_t> m_candidate;  // per 2^kCandidateShift slots: the last delay that found no lane
     std::vector<Entry> m_heap;          // 4-ary min-heap of everything else
     uint64_t m_now = 0;                 // time of the last popped entry
@@ -140,7 +145,7 @@ inline void RoceEventQueue::Push(uint64_t ts, uint64_t uid, Call call, void* obj
                 }
                 Fill(lane->ring[lane->head], ts, uid, call, object, arg);
                 lane->count = 1;
-                Replay(i, Key(ts, uid));
+                Replay(i, {ts, Tag(uid, i)});
                 return;
             }
             const Entry& tail = lane->ring[(lane->head + lane->count - 1) & lane->mask];
@@ -159,22 +164,23 @@ inline void RoceEventQueue::Push(uint64_t ts, uint64_t uid, Call call, void* obj
 
 inline RoceEventQueue::Entry RoceEventQueue::Pop() {
     --m_size;
-    const Node top = m_tree[0];
-    if (!m_heap.empty() && Key(m_heap.front().ts, m_heap.front().uid) < top.key) {
+    const Node top = m_tree[1];
+    if (!m_heap.empty() && Key(m_heap.front().ts, m_heap.front().uid) < Key(top.ts, top.tag >> kLaneBits)) {
         const Entry e = HeapPop();
         m_now = e.ts;
         return e;
     }
-    Lane& lane = m_lanes[top.lane];
+    const uint64_t index = LaneOf(top.tag);
+    Lane& lane = m_lanes[index];
     const Entry e = lane.ring[lane.head];
     lane.head = (lane.head + 1) & lane.mask;
-    Uint128 next = kNoKey;
+    Node next = EmptyLeaf(index);
     if (--lane.count != 0) {
-        next = Key(lane.ring[lane.head].ts, lane.ring[lane.head].uid);
+        next = {lane.ring[lane.head].ts, Tag(lane.ring[lane.head].uid, index)};
     } else {
         lane.emptiedAt = e.ts;
     }
-    Replay(top.lane, next);
+    Replay(index, next);
     m_now = e.ts;
     return e;
 }
