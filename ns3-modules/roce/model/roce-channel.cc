@@ -64,6 +64,7 @@ void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTim
         return;
     }
     // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
+    to->HintArrival(*packet);
     packet->cableEnd = end;
     packet->cableEpoch = m_epoch;
     ScheduleMember<&RoceChannel::Deliver>(to->ArrivalPs(*packet, txTimePs) + m_delayPs, this,

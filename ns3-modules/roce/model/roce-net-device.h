@@ -54,6 +54,19 @@ public:
                    ? m_cutThroughPs
                    : frameTimePs;
     }
+    // A frame has started towards this port: its owner may start fetching the state the frame will need,
+    // which on a large run is out of cache by the time it arrives (a NIC's QP, a propagation delay later).
+    // Only a hint: nothing may depend on it, and the frame may still be lost on the cable.
+    using ArrivalHint = void (*)(void* owner, const RocePacket& packet);
+    void SetArrivalHint(ArrivalHint hint, void* owner) {
+        m_arrivalHint = hint;
+        m_hintOwner = owner;
+    }
+    void HintArrival(const RocePacket& packet) const {
+        if (m_arrivalHint) {
+            m_arrivalHint(m_hintOwner, packet);
+        }
+    }
     // Frames for this host are consumed by the owner, so they arrive whole even on cut-through ports.
     void SetLocalHost(uint32_t host) { m_localHost = host; }
     static constexpr uint32_t kCutThroughHeaderBytes = 64;
@@ -152,6 +165,8 @@ private:
     bool m_linkUp = true;
     TimePs m_cutThroughPs = 0;
     uint32_t m_localHost = UINT32_MAX;
+    ArrivalHint m_arrivalHint = nullptr;  // beside what ArrivalPs reads: the same line for the sender
+    void* m_hintOwner = nullptr;
     // A frame is on the wire; after a skipped poll it stays set past the frame's end, until the next Kick()
     // finds that moment gone by.
     bool m_busy = false;

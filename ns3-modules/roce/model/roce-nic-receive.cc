@@ -79,6 +79,19 @@ void RoceNic::CloseReceive(uint32_t receiveContext) {
     m_rx.release(receiveContext);
 }
 
+void RoceNic::ExpectFrame(void* object, const RocePacket& packet) {
+    const RoceNic& nic = *static_cast<const RoceNic*>(object);
+    if (packet.kind == PacketKind::Data) {
+        if (packet.dstQp < nic.m_rx.size()) {
+            PrefetchLines(&nic.m_rx[packet.dstQp], sizeof(RxContext));
+        }
+    } else if (packet.kind == PacketKind::Ack || packet.kind == PacketKind::Nack) {
+        if (packet.dstQp < nic.m_qps.size()) {
+            PrefetchLines(&nic.m_qps[packet.dstQp], sizeof(QueuePair));
+        }
+    }
+}
+
 void RoceNic::Receive(uint32_t, RocePacket* packet) {
     switch (packet->kind) {
         case PacketKind::Data:

@@ -53,6 +53,7 @@ void RoceNic::Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, P
         if (!owner) {
             ports[p]->Setup(this, p, pool);
         }
+        ports[p]->SetArrivalHint(&RoceNic::ExpectFrame, this);
     }
 }
 

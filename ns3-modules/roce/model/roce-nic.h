@@ -156,6 +156,8 @@ private:
             __builtin_prefetch(base + offset);
         }
     }
+    // The device's arrival hint: fetches the receive context of data and the QP of an ACK or NACK.
+    static void ExpectFrame(void* nic, const RocePacket& packet);
     struct QueuePair {
         uint64_t flowId = 0;  // the connection, carried in packets: tells a reused QP slot from its last use
         uint32_t dstHost = 0;
