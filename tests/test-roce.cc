@@ -64,6 +64,30 @@ TEST(RoceFabric, SingleFlowRunsAtLineRateWithinHalfAPercentOfTheAnalyticTime) {
     EXPECT_NEAR(static_cast<double>(r.idealPs), analyticPs, 0.005 * analyticPs);
 }
 
+// In the reference's start order, flows of the file wait for their turn in file order; a flow added between
+// two runs is not part of the file and starts at its own time, not behind the file's next pending start.
+TEST(HpccFlowRunner, ReferenceOrderStartsAFlowAddedBetweenRunsAtItsTime) {
+    Diagnostics diag;
+    TestNetwork net(star(3), baseConfig(), diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    net.runner.SetReferenceStartOrder(true);
+    const TimePs us = 1'000'000;
+    net.runner.AddFlow(0, 1, 10'000, 3, 100, 100 * us);
+    net.runner.AddFlow(1, 2, 10'000, 3, 100, 3'000 * us);  // pending when the first run stops
+    EXPECT_FALSE(net.runner.Run(2'000 * us));
+    ASSERT_EQ(net.runner.Fct().size(), 1u);
+    EXPECT_EQ(net.runner.Fct()[0].startPs, 100 * us);
+    net.runner.AddFlow(2, 0, 10'000, 3, 100, 2'500 * us);
+    ASSERT_TRUE(net.runner.Run(10'000 * us)) << net.runner.HangReport();
+    ASSERT_EQ(net.runner.Fct().size(), 3u);
+    std::map<uint64_t, TimePs> starts;
+    for (const FctRecordPs& r : net.runner.Fct()) {
+        starts[r.flowId] = r.startPs;
+    }
+    EXPECT_EQ(starts[1], 3'000 * us);
+    EXPECT_EQ(starts[2], 2'500 * us);  // was 3,000 us: queued behind flow 1's start
+}
+
 TEST(RoceFabric, IncastWithPfcIsLosslessAndPauses) {
     Diagnostics diag;
     FabricSettings config = baseConfig();

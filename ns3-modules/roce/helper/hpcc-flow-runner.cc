@@ -27,9 +27,10 @@ void HpccFlowRunner::AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBy
     const uint64_t id = m_flows.size();
     m_flows.push_back({m_fabric.HostOfNodeId(srcNode), m_fabric.HostOfNodeId(dstNode), dport, priority,
                        sizeBytes, std::move(done)});
-    // The reference's order covers its flow file, read before the run; a flow added while the run goes
-    // (from a completion callback) is scheduled directly.
-    if (m_referenceStartOrder && !m_running) {
+    // The reference's order covers its flow file, read before the run; a flow added once the first run has
+    // begun (from a completion callback, or between two runs) is scheduled directly: queued behind the
+    // file's pending starts it would wait for the next of them.
+    if (m_referenceStartOrder && !m_runBegun) {
         m_starts.emplace_back(startPs, id);
         return;
     }
@@ -98,13 +99,12 @@ bool HpccFlowRunner::Run(TimePs stopPs) {
         return true;
     }
     m_hang.Start();
-    m_running = true;
+    m_runBegun = true;
     if (m_nextStart < m_starts.size()) {  // queued in the reference's order, whatever the flag says now
         ArmStarts();
     }
     ns3::Simulator::Stop(ns3::PicoSeconds(stopPs > nowPs() ? stopPs - nowPs() : 0));
     ns3::Simulator::Run();
-    m_running = false;
     if (m_hang.Hung()) {
         m_hangReport = m_hang.Report();
     } else if (m_finished < m_flows.size()) {

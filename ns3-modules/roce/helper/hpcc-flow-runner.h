@@ -31,7 +31,8 @@ public:
     // scheduled when the flow is added, so it runs before them. true (the reference's order, part of
     // --flow-starts=reference): the starts of an instant are scheduled when that instant comes, in file
     // order, so they run after every event already due then (the reference reads its flow file one start
-    // ahead, from an event at the previous start, and opens each flow from an event of its own).
+    // ahead, from an event at the previous start, and opens each flow from an event of its own). It covers
+    // the flows added before the first Run(); later ones start at their time as in the default order.
     // Set it before the first AddFlow.
     void SetReferenceStartOrder(bool on) { m_referenceStartOrder = on; }
     // Schedules a flow between two hosts (original node ids); completions are recorded in Fct().
@@ -71,7 +72,7 @@ private:
     bool m_referenceStartOrder = false;
     std::vector<std::pair<TimePs, uint64_t>> m_starts;  // (start, flow) in file order, reference order only
     std::size_t m_nextStart = 0;
-    bool m_running = false;
+    bool m_runBegun = false;
     bool m_startsArmed = false;
     std::string m_hangReport;
 };
