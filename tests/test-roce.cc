@@ -64,6 +64,36 @@ TEST(RoceFabric, SingleFlowRunsAtLineRateWithinHalfAPercentOfTheAnalyticTime) {
     EXPECT_NEAR(static_cast<double>(r.idealPs), analyticPs, 0.005 * analyticPs);
 }
 
+// Serialization times: exact closed forms, and the 64-bit fast path gives the 128-bit quotient on both
+// sides of its limit, for rates that do and do not divide 10^12.
+TEST(RoceTiming, WireAndBitTimesAreTheExactRoundedQuotients) {
+    EXPECT_EQ(wireTimePs(1000, 20, 100'000'000'000ull), 81'600u);  // 8,160 bits at 100 Gb/s
+    EXPECT_EQ(wireTimePs(1, 0, 3), 2'666'666'666'667u);            // 8/3 s, rounded to nearest
+    EXPECT_EQ(bitsTimePs(8, 3), 2'666'666'666'667u);               // rounded up
+    EXPECT_EQ(bitsTimePs(1, 3), 333'333'333'334u);
+    const uint64_t rates[] = {1,
+                              3,
+                              7,
+                              25'000'000'000ull,
+                              100'000'000'000ull,
+                              400'000'000'000ull,
+                              (uint64_t{1} << 60) - 1,
+                              uint64_t{1} << 60,
+                              UINT64_MAX};
+    const uint64_t bitCounts[] = {1, (uint64_t{1} << 24) - 1, uint64_t{1} << 24, uint64_t{1} << 40};
+    for (const uint64_t rate : rates) {
+        for (const uint64_t bits : bitCounts) {
+            const Uint128 product = static_cast<Uint128>(bits) * 1'000'000'000'000ull;
+            EXPECT_EQ(bitsTimePs(bits, rate), static_cast<TimePs>((product + rate - 1) / rate))
+                << bits << " " << rate;
+            if (bits % 8 == 0) {
+                EXPECT_EQ(wireTimePs(bits / 8, 0, rate), static_cast<TimePs>((product + rate / 2) / rate))
+                    << bits << " " << rate;
+            }
+        }
+    }
+}
+
 // In the reference's start order, flows of the file wait for their turn in file order; a flow added between
 // two runs is not part of the file and starts at its own time, not behind the file's next pending start.
 TEST(HpccFlowRunner, ReferenceOrderStartsAFlowAddedBetweenRunsAtItsTime) {

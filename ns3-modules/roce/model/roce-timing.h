@@ -23,10 +23,19 @@ inline TimePs nowPs() {
     return nowPsThroughNs3();
 }
 
+// (bits x 10^12 + roundingPs) / rateBps. Frames and pacing quanta stay far below 2^24 bits, where it fits
+// 64 bits and the division is one instruction instead of a call to the 128-bit routine (1 % of a packet
+// run); the quotient is the same either way.
+inline TimePs scaledTimePs(Uint128 bits, uint64_t rateBps, uint64_t roundingPs) {
+    if (bits < (Uint128{1} << 24) && rateBps < (uint64_t{1} << 60)) {
+        return (static_cast<uint64_t>(bits) * 1'000'000'000'000ull + roundingPs) / rateBps;
+    }
+    return static_cast<TimePs>((bits * 1'000'000'000'000ull + roundingPs) / rateBps);
+}
+
 // overheadBytes: charged per frame on top of its size (FrameCharges::OverheadBytes()).
 inline TimePs wireTimePs(uint64_t frameBytes, uint32_t overheadBytes, uint64_t rateBps) {
-    const Uint128 bits = (static_cast<Uint128>(frameBytes) + overheadBytes) * 8;
-    return static_cast<TimePs>((bits * 1'000'000'000'000ull + rateBps / 2) / rateBps);
+    return scaledTimePs((static_cast<Uint128>(frameBytes) + overheadBytes) * 8, rateBps, rateBps / 2);
 }
 
 // The HPCC reference simulator's serialization and pacing time: ns-3.17's Seconds(bytes * 8.0 / rate), a
@@ -48,7 +57,7 @@ inline TimePs chargedWireTimePs(const FrameCharges& charges, uint64_t frameBytes
 
 // Time to send `bytes` of frames at `rateBps`, excluding per-frame overheads (for pacing arithmetic).
 inline TimePs bitsTimePs(uint64_t bits, uint64_t rateBps) {
-    return static_cast<TimePs>((static_cast<Uint128>(bits) * 1'000'000'000'000ull + rateBps - 1) / rateBps);
+    return scaledTimePs(bits, rateBps, rateBps - 1);
 }
 
 // IEEE 802.1Qbb: one pause quantum is 512 bit times at the link rate.
