@@ -146,6 +146,8 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
         Capture(*packet);
     }
     RoceSimulatorImpl* sim = RoceSimulatorImpl::Current();
+    const RocePacket* nextFrame = m_nextFrameHint;
+    m_nextFrameHint = nullptr;
     if (sim && m_control.empty() && m_owner->NothingToSend(m_port)) {
         // Nothing waits: the poll at the end of this frame would find nothing unless something arrives (or a
         // pause ends) first, and each of those calls Kick(). Kick() schedules the poll then; most idle ports
@@ -154,7 +156,7 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
         m_doneUid = sim->ReserveUid();
         m_donePending = false;
     } else {
-        ScheduleMember<&RoceNetDevice::TransmitComplete>(txPs, this);
+        ScheduleMember<&RoceNetDevice::TransmitComplete>(txPs, this, reinterpret_cast<uint64_t>(nextFrame));
         m_donePending = true;
     }
     m_channel->Transmit(this, packet, txPs);

@@ -71,6 +71,10 @@ public:
     void SetLocalHost(uint32_t host) { m_localHost = host; }
     static constexpr uint32_t kCutThroughHeaderBytes = 64;
 
+    // The frame the owner expects to send after the one it is handing over (its queue's new head), or null:
+    // carried by the end-of-frame event, so that the event loop fetches it just before the poll needs it.
+    // Only a hint.
+    void HintNextFrame(const RocePacket* packet) { m_nextFrameHint = packet; }
     // Try to start a transmission now (the owner has something new to send).
     void Kick();
     // Sends a PFC frame for the priorities in `classes` with `quanta` (0 resumes), ahead of any data.
@@ -147,7 +151,7 @@ protected:
 
 private:
     void StartTransmission(RocePacket* packet);
-    void TransmitComplete(uint64_t);
+    void TransmitComplete(uint64_t nextFrameHint);  // the hint is for the event loop's prefetch only
     void PauseExpired(uint64_t generation);
     void ScheduleWake(TimePs atPs);
 
@@ -176,6 +180,7 @@ private:
     TimePs m_doneAtPs = 0;
     uint64_t m_doneUid = 0;
     bool m_dequeuing = false;
+    const RocePacket* m_nextFrameHint = nullptr;
     PacketQueue m_control;
     TimePs m_pausedUntil[kNumPriorities] = {};
     TimePs m_lastPauseEndPs = 0;  // the latest of m_pausedUntil: no priority is paused from then on

@@ -197,6 +197,8 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     RocePacket* packet = port.queues[q].pop();
     if (port.queues[q].empty()) {
         port.nonEmpty &= static_cast<uint8_t>(~(1u << q));
+    } else {
+        port.device->HintNextFrame(port.queues[q].front());
     }
     if (m_settings.intEnabled) {
         IntegrateQueue(port, m_mmu->egressPortBytes(portIndex));
