@@ -17,6 +17,7 @@
 #include "cc-selection.h"
 #include "network/hpcc-topology.h"
 #include "network/topology.h"
+#include "roce-channel.h"
 #include "roce-test-util.h"
 #include "roce-timing.h"
 #include "run-report.h"
@@ -632,6 +633,33 @@ TEST(RoceFabric, HangDetectorStopsAndReportsWhenALinkDies) {
     EXPECT_THAT(net.runner.HangReport(), HasSubstr("host 0 flow 0 -> host 1"));
 }
 
+// Cables cut and restored mid-flow: on both sides of the switch, ports whose end-of-frame poll was skipped
+// (the ACK ports, idle between ACKs) and busy ones (the sender's data port) go down with frames on the wire
+// and resume when the cable comes back; timeouts repair the losses and every byte arrives once.
+TEST(RoceFabric, CablesCutAndRestoredMidFlowLoseFramesAndTheFlowStillCompletes) {
+    Diagnostics diag;
+    FabricSettings config = baseConfig();
+    config.nic.rtoPs = 100'000'000;  // 100 us
+    TestNetwork net(star(2), config, diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    const uint64_t size = 5'000'000;  // about 420 us at line rate
+    net.runner.AddFlow(0, 1, size, 3, 100, 0);
+    const TimePs us = 1'000'000;
+    ns3::Ptr<RoceChannel> receiverCable = net.fabric.Nic(1).Device()->GetRoceChannel();
+    ns3::Ptr<RoceChannel> senderCable = net.fabric.Nic(0).Device()->GetRoceChannel();
+    ns3::Simulator::Schedule(ns3::PicoSeconds(100 * us), &RoceChannel::SetDown, receiverCable);
+    ns3::Simulator::Schedule(ns3::PicoSeconds(250 * us), &RoceChannel::SetUp, receiverCable);
+    ns3::Simulator::Schedule(ns3::PicoSeconds(400 * us), &RoceChannel::SetDown, senderCable);
+    ns3::Simulator::Schedule(ns3::PicoSeconds(550 * us), &RoceChannel::SetUp, senderCable);
+    ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+    EXPECT_GT(receiverCable->Lost(), 0u);
+    EXPECT_GT(senderCable->Lost(), 0u);
+    EXPECT_EQ(net.fabric.Nic(1).DeliveredBytes(), size);
+    EXPECT_GT(net.fabric.Nic(0).Timeouts(), 0u);
+    // Two outages of 150 us each, plus at least one timeout after each.
+    EXPECT_GT(net.runner.Fct()[0].finishPs, 420 * us + 2 * 150 * us);
+}
+
 TEST(RoceFabric, PcapDecodesAsRoceAndPfcInTshark) {
     if (std::system("command -v tshark > /dev/null 2>&1") != 0) {
         GTEST_SKIP() << "tshark not installed";
@@ -674,6 +702,7 @@ TEST(RoceFabric, PcapDecodesAsRoceAndPfcInTshark) {
 #include "dctcp.h"
 #include "hpcc.h"
 #include "roce-cc-config.h"
+#include "roce-channel.h"
 #include "timely.h"
 
 namespace mlnet::roce {
