@@ -63,8 +63,8 @@ void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTim
         from->ReleaseLost(packet);
         return;
     }
-    // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
     to->HintArrival(*packet);
+    // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
     packet->cableEnd = end;
     packet->cableEpoch = m_epoch;
     ScheduleMember<&RoceChannel::Deliver>(to->ArrivalPs(*packet, txTimePs) + m_delayPs, this,
