@@ -149,13 +149,15 @@ TEST(AtomicFileSet, AKilledTracegenLeavesNoTraceSet) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     const std::string pid = readFileBytes(dir + "/pid");
-    // Wait until it has gone (a zombie counts: nobody here reaps it), at most 10 s.
-    std::system(("kill -TERM " + pid +
-                 " 2>/dev/null; for i in $(seq 200); do "
-                 "grep -qs '^State:[[:space:]]*[^Z]' /proc/" +
-                 pid + "/status || break; sleep 0.05; done")
+    // Wait until it has gone (a zombie counts: nobody here reaps it). Its handler unlinks every temporary
+    // before it dies, which on a loaded machine's disk can take seconds: allow a minute, and say so if
+    // that was not enough, rather than read a directory it is still cleaning.
+    const std::string alive = "grep -qs '^State:[[:space:]]*[^Z]' /proc/" + pid + "/status";
+    std::system(("kill -TERM " + pid + " 2>/dev/null; for i in $(seq 1200); do " + alive +
+                 " || break; sleep 0.05; done")
                     .c_str());
     ASSERT_TRUE(started) << "mlnet-tracegen wrote nothing";
+    ASSERT_NE(std::system(alive.c_str()), 0) << "mlnet-tracegen still running 60 s after SIGTERM";
     const std::set<std::string> left = listDir(out);
     // Either the whole set was in place before the signal, or nothing is.
     EXPECT_TRUE(left.empty() || left.size() == 65536u) << left.size() << " files left";
