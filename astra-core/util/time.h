@@ -12,6 +12,8 @@ using TimeNs = uint64_t;
 using TimePs = uint64_t;
 
 inline constexpr uint64_t kPsPerNs = 1000;
+// The packet model's "not scheduled" / "no such time": later than every event.
+inline constexpr TimePs kNeverPs = UINT64_MAX;
 
 constexpr TimePs nsToPs(TimeNs ns) {
     return ns * kPsPerNs;

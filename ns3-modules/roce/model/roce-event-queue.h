@@ -68,16 +68,15 @@ private:
     // A tree node: the earliest head in its subtree, as its time and a tag, the uid above the lane's number.
     // (time, tag) orders exactly as (time, uid) does (uids are unique) and names the winning lane, in two
     // 64-bit words: a level of the replay is one compare-and-borrow and two conditional moves. An empty
-    // lane's leaf holds kNoTime, later than any entry.
+    // lane's leaf holds kNeverPs, later than any entry.
     struct Node {
         uint64_t ts;
         uint64_t tag;
     };
     static constexpr unsigned kLaneBits = 6;  // kMaxLanes = 2^kLaneBits; uids stay below 2^58
-    static constexpr uint64_t kNoTime = UINT64_MAX;
     static uint64_t Tag(uint64_t uid, uint64_t lane) { return uid << kLaneBits | lane; }
     static uint64_t LaneOf(uint64_t tag) { return tag & ((uint64_t{1} << kLaneBits) - 1); }
-    static Node EmptyLeaf(uint64_t lane) { return {kNoTime, Tag(UINT64_MAX >> kLaneBits, lane)}; }
+    static Node EmptyLeaf(uint64_t lane) { return {kNeverPs, Tag(UINT64_MAX >> kLaneBits, lane)}; }
     // Direct-mapped index from a delay to the lane that last held it: many more slots than lanes, so that the
     // few hot delays rarely share one (two that do take the slot in turns: a delay that finds the other's
     // lane there sends an entry to the heap, then finds its own lane by a scan). The candidates (delays

@@ -204,7 +204,7 @@ void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
     }
     ++m_pauseRx;
     const TimePs now = nowPs();
-    TimePs earliest = UINT64_MAX;
+    TimePs earliest = kNeverPs;
     for (int q = 0; q < kNumPriorities; ++q) {
         if (!(packet->pauseClasses >> q & 1)) {
             continue;
@@ -222,7 +222,7 @@ void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
         }
         // A new frame replaces the old pause time: zero quanta resume at once, others restart the timer.
         m_pausedUntil[q] = quanta == 0          ? now
-                           : m_pauseUntilResume ? UINT64_MAX
+                           : m_pauseUntilResume ? kNeverPs
                                                 : now + pauseDurationPs(quanta, m_rateBps);
         if (quanta == 0) {
             m_pauseStart[q] = now;
@@ -234,7 +234,7 @@ void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
     }
     m_lastPauseEndPs = *std::max_element(std::begin(m_pausedUntil), std::end(m_pausedUntil));
     m_pool->release(packet);
-    if (earliest != UINT64_MAX) {
+    if (earliest != kNeverPs) {
         ScheduleWake(earliest);
     }
     Kick();
@@ -256,13 +256,13 @@ void RoceNetDevice::PauseExpired(uint64_t generation) {
     }
     m_wakePending = false;
     const TimePs now = nowPs();
-    TimePs next = UINT64_MAX;
+    TimePs next = kNeverPs;
     for (int q = 0; q < kNumPriorities; ++q) {
         if (m_pausedUntil[q] > now) {
             next = std::min(next, m_pausedUntil[q]);
         }
     }
-    if (next != UINT64_MAX) {
+    if (next != kNeverPs) {
         ScheduleWake(next);
     }
     Kick();

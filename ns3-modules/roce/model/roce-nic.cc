@@ -333,14 +333,14 @@ RocePacket* RoceNic::DequeueScanning(uint32_t portIndex, uint8_t pausedMask) {
         port.scanLast = chosen;
         return BuildData(order[chosen].first);
     }
-    TimePs next = UINT64_MAX;
+    TimePs next = kNeverPs;
     for (const auto& e : order) {
         const QueuePair& q = m_qps[e.first];
         if (!finished(e) && q.sndNxt < q.sizeBytes) {
             next = std::min(next, q.nextAvailPs);
         }
     }
-    if (!port.wakePending && next != UINT64_MAX && next > now) {
+    if (!port.wakePending && next != kNeverPs && next > now) {
         WakeAt(portIndex, next);
     }
     return nullptr;

@@ -53,7 +53,7 @@ void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig
     m_mmu = std::make_unique<SwitchMmu>(std::move(mmu));
     m_settings = settings;
     for (Port& port : m_ports) {
-        port.nextSamplePs = settings.queueSampleIntervalPs != 0 ? settings.queueSampleStartPs : kNever;
+        port.nextSamplePs = settings.queueSampleIntervalPs != 0 ? settings.queueSampleStartPs : kNeverPs;
     }
     uint64_t fastest = 0;
     for (const auto& p : ports) {
@@ -335,7 +335,7 @@ void RoceSwitch::SampleDue(uint32_t port) {
     const TimePs now = nowPs();
     if (now >= p.nextSamplePs) {
         if (now > m_settings.queueSampleEndPs) {
-            p.nextSamplePs = kNever;
+            p.nextSamplePs = kNeverPs;
             return;
         }
         m_queueSampleTrace(m_nodeId, port, m_mmu->egressPortBytes(port));

@@ -35,7 +35,7 @@ struct SwitchSettings {
     bool refreshPauses = true;
     TimePs queueSampleIntervalPs = 0;  // 0: no queue samples
     TimePs queueSampleStartPs = 0;     // samples are kept only inside [start, end]
-    TimePs queueSampleEndPs = UINT64_MAX;
+    TimePs queueSampleEndPs = kNeverPs;
     bool queueHistograms = false;  // time-weighted egress queue histogram per port (run summaries)
     // Forward a frame once its header is in, on ingress ports whose egress ports are no faster (where real
     // switches cut through); otherwise, and by default (the HPCC lineage), store and forward.
@@ -131,8 +131,9 @@ private:
         double queueByteNs = 0;  // time integral of the egress queue (INT)
         TimePs queueChangedPs = 0;
         uint64_t maxQueueBytes = 0;
-        TimePs nextSamplePs = kNever;  // the next queue sample (the window's start first; kNever after it)
-        int current = 1;               // data class the scheduler is serving
+        TimePs nextSamplePs =
+            kNeverPs;     // the next queue sample (the window's start first; kNeverPs after it)
+        int current = 1;  // data class the scheduler is serving
         uint64_t deficit[kNumPriorities] = {};
         bool refreshPending[kNumPriorities] = {};
         bool localFirst = false;  // alternates the local NIC and forwarded data on NPU ports
@@ -152,7 +153,6 @@ private:
     }
     void SampleDue(uint32_t port);
     void Histogram(uint32_t port);
-    static constexpr TimePs kNever = UINT64_MAX;
     // The reference's ECN rule with its draws (SetReferenceDraws).
     void MarkAsTheReference(RocePacket& packet, uint32_t portIndex, uint8_t q);
     // Adds queueBytes x (now - last change) to the port's queue integral: call with the queue as it was since
