@@ -42,8 +42,8 @@ inline constexpr uint8_t kEcnNotEct = 0;
 inline constexpr uint8_t kEcnEct0 = 2;
 inline constexpr uint8_t kEcnCe = 3;
 
-// Two cache lines, aligned: the first holds what a hop reads (the switch's forwarding, queueing, buffer and
-// cable fields), the second what the NICs read, the INT pointer, and the 5-tuple a switch hashes when the
+// Two cache lines, aligned: the first holds what a hop reads (the switch's forwarding, queueing, buffer,
+// cable and INT fields), the second what the NICs read and the 5-tuple a switch hashes when the
 // packet carries no route. Frames of a large run are mostly out of
 // cache when their next event comes, so each line the hop path touches is a miss.
 struct alignas(64) RocePacket {
@@ -64,9 +64,12 @@ struct alignas(64) RocePacket {
     uint32_t cableEpoch = 0;
     uint32_t ingressPort = 0;    // switch bookkeeping: where the frame came in
     RocePacket* next = nullptr;  // intrusive FIFO link
-    RoceRoute route;             // the egress port at every forwarding vertex
+    // kMaxIntHops slots when the pool carries INT, else null. In the first line: every switch dequeue of an
+    // INT packet stamps a record, and loading the pointer from the second line was a miss on most of them
+    // (k8 all-to-all with HPCC).
+    IntHop* hops = nullptr;
+    RoceRoute route;  // the egress port at every forwarding vertex
 
-    IntHop* hops = nullptr;  // kMaxIntHops slots when the pool carries INT, else null
     uint32_t srcHost = 0;
     uint32_t srcQp = 0, dstQp = 0;  // queue-pair numbers at the two NICs
     uint32_t payloadBytes = 0;
@@ -81,7 +84,7 @@ struct alignas(64) RocePacket {
     uint16_t pauseQuanta = 0;
 };
 static_assert(sizeof(RocePacket) == 128, "RocePacket is two cache lines");
-static_assert(offsetof(RocePacket, hops) == 64, "the hop path's fields fill the first cache line");
+static_assert(offsetof(RocePacket, srcHost) == 64, "the hop path's fields fill the first cache line");
 
 // Free-list allocator: packets are recycled, never freed, so steady state does no heap allocation. INT
 // storage is attached to every packet slot only when INT is on, so runs without HPCC do not pay for it.

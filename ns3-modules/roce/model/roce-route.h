@@ -15,7 +15,9 @@
 namespace mlnet::roce {
 
 struct RoceRoute {
-    static constexpr uint32_t kMaxHops = 15;
+    // What fits beside the hop path's other fields in the packet's first cache line: the longest fat-tree
+    // path (five switches) and more; longer paths are routed by the switches.
+    static constexpr uint32_t kMaxHops = 11;
 
     uint16_t ports[kMaxHops];
     // Ports in use. 0: no route carried (a longer path, or a packet built without one): switches then route
