@@ -25,7 +25,8 @@ ns3::TypeId RoceChannel::GetTypeId() {
                           ns3::MakeTimeAccessor(&RoceChannel::SetDelay, &RoceChannel::GetDelay),
                           ns3::MakeTimeChecker(ns3::Time(0)))
             .AddAttribute("ErrorRate", "Probability that a frame is lost on the cable (default 0).",
-                          ns3::DoubleValue(0.0), ns3::MakeDoubleAccessor(&RoceChannel::m_errorRate),
+                          ns3::DoubleValue(0.0),
+                          ns3::MakeDoubleAccessor(&RoceChannel::SetErrorRate, &RoceChannel::GetErrorRate),
                           ns3::MakeDoubleChecker<double>(0.0, 1.0))
             .AddTraceSource("Drop",
                             "A frame was lost on the cable: the frame and why (random loss or link down).",
@@ -57,7 +58,7 @@ ns3::Ptr<RoceNetDevice> RoceChannel::Peer(const RoceNetDevice* device) const {
 void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTimePs) {
     const uint8_t end = m_ends[0] == from ? 1 : 0;
     RoceNetDevice* to = m_ends[end];
-    if (!m_up || (m_errorRate > 0 && m_random->GetValue() < m_errorRate)) {
+    if (!m_up || (m_lossy && m_random->GetValue() < m_errorRate)) {
         ++m_lost;
         m_dropTrace(packet, m_up ? DropReason::RandomLoss : DropReason::LinkDown);
         from->ReleaseLost(packet);

@@ -15,7 +15,7 @@ namespace mlnet::roce {
 
 class RoceNetDevice;
 
-class RoceChannel : public ns3::Channel {
+class alignas(64) RoceChannel : public ns3::Channel {
 public:
     static ns3::TypeId GetTypeId();
     RoceChannel();
@@ -46,13 +46,22 @@ public:
 private:
     void Deliver(uint64_t packet);
 
+    void SetErrorRate(double rate) {
+        m_errorRate = rate;
+        m_lossy = rate > 0;
+    }
+    double GetErrorRate() const { return m_errorRate; }
+
+    // What every frame reads, in the object's first cache line (the class is line-aligned, ns-3's Channel
+    // takes its first 32 bytes): the event loop prefetches that line before a delivery.
     RoceNetDevice* m_ends[2] = {nullptr, nullptr};
-    ns3::Ptr<RoceNetDevice> m_keep[2];
     TimePs m_delayPs = 1'000'000;
-    double m_errorRate = 0;
-    ns3::Ptr<ns3::UniformRandomVariable> m_random;
-    bool m_up = true;
     uint32_t m_epoch = 0;  // frames sent before the last failure are lost even if the link came back
+    bool m_up = true;
+    bool m_lossy = false;  // m_errorRate > 0
+    double m_errorRate = 0;
+    ns3::Ptr<RoceNetDevice> m_keep[2];
+    ns3::Ptr<ns3::UniformRandomVariable> m_random;
     uint64_t m_lost = 0;
     ns3::TracedCallback<const RocePacket*, DropReason> m_dropTrace;
 };

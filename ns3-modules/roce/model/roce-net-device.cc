@@ -60,6 +60,7 @@ void RoceNetDevice::SetCutThrough(bool on) {
 
 void RoceNetDevice::Attach(ns3::Ptr<RoceChannel> channel) {
     m_channel = channel;
+    m_wire = ns3::PeekPointer(channel);
     channel->Attach(this);
 }
 
@@ -69,6 +70,7 @@ ns3::Ptr<ns3::Channel> RoceNetDevice::GetChannel() const {
 
 void RoceNetDevice::DoDispose() {
     m_channel = nullptr;
+    m_wire = nullptr;
     m_node = nullptr;
     ns3::NetDevice::DoDispose();
 }
@@ -159,7 +161,7 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
         ScheduleMember<&RoceNetDevice::TransmitComplete>(txPs, this, reinterpret_cast<uint64_t>(nextFrame));
         m_donePending = true;
     }
-    m_channel->Transmit(this, packet, txPs);
+    m_wire->Transmit(this, packet, txPs);
 }
 
 void RoceNetDevice::Capture(const RocePacket& packet) {

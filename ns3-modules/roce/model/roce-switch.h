@@ -123,20 +123,23 @@ public:
     typedef void (*QueueSampleCallback)(uint32_t switchNode, uint32_t port, uint64_t queueBytes);
 
 private:
-    struct Port {
+    // Line-aligned, what every enqueue and dequeue reads in the first line, the queues in the next two (a
+    // class's queue shares a line with at most three others), the rest after: a frame touches two lines of
+    // its port, not the four of a field order by topic.
+    struct alignas(64) Port {
         ns3::Ptr<RoceNetDevice> device;
-        PacketQueue queues[kNumPriorities];
-        uint8_t nonEmpty = 0;  // bit q: queues[q] holds a frame
+        uint8_t nonEmpty = 0;     // bit q: queues[q] holds a frame
+        bool localFirst = false;  // alternates the local NIC and forwarded data on NPU ports
+        int current = 1;          // data class the scheduler is serving
         uint64_t txBytes = 0;
         double queueByteNs = 0;  // time integral of the egress queue (INT)
         TimePs queueChangedPs = 0;
         uint64_t maxQueueBytes = 0;
         TimePs nextSamplePs =
-            kNeverPs;     // the next queue sample (the window's start first; kNeverPs after it)
-        int current = 1;  // data class the scheduler is serving
+            kNeverPs;  // the next queue sample (the window's start first; kNeverPs after it)
+        PacketQueue queues[kNumPriorities];
         uint64_t deficit[kNumPriorities] = {};
         bool refreshPending[kNumPriorities] = {};
-        bool localFirst = false;  // alternates the local NIC and forwarded data on NPU ports
         QueueHistogram histogram;
         TimePs histogramSincePs = 0;
         uint64_t histogramBytes = 0;
