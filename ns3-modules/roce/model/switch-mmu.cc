@@ -7,8 +7,12 @@ namespace mlnet::roce {
 SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
     const std::size_t ports = m_config.ports.size();
     m_in.resize(ports * kPriorities);
-    m_out.assign(ports * kPriorities, 0);
-    m_outPort.assign(ports, 0);
+    m_egress.resize(ports);
+    for (std::size_t i = 0; i < ports; ++i) {
+        m_egress[i].kminBytes = m_config.ports[i].kminBytes;
+        m_egress[i].kmaxBytes = m_config.ports[i].kmaxBytes;
+        m_egress[i].pmax = m_config.ports[i].pmax;
+    }
     for (const MmuPortConfig& p : m_config.ports) {
         m_headroomTotal += m_config.pfcEnabled ? p.headroomBytes : 0;
     }
@@ -44,8 +48,8 @@ bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint3
         return false;
     }
     in.bytes += bytes;
-    m_out[index(outPort, priority)] += bytes;
-    m_outPort[outPort] += bytes;
+    m_egress[outPort].bytes[priority] += bytes;
+    m_egress[outPort].portBytes += bytes;
     m_total += bytes;
     m_peak = std::max(m_peak, m_total);
     return true;
@@ -59,8 +63,8 @@ void SwitchMmu::release(uint32_t inPort, uint8_t priority, uint32_t outPort, uin
     in.headroom -= fromHeadroom;
     in.bytes -= bytes;
     m_sharedUsed -= sharedBefore - beyondReserve(in);
-    m_out[index(outPort, priority)] -= bytes;
-    m_outPort[outPort] -= bytes;
+    m_egress[outPort].bytes[priority] -= bytes;
+    m_egress[outPort].portBytes -= bytes;
     m_total -= bytes;
 }
 
@@ -93,8 +97,8 @@ double SwitchMmu::ecnMarkProbability(uint32_t outPort, uint8_t priority) const {
     if (!m_config.ecnEnabled) {
         return 0;
     }
-    const MmuPortConfig& p = m_config.ports[outPort];
-    const uint64_t q = m_out[index(outPort, priority)];
+    const Egress& p = m_egress[outPort];
+    const uint64_t q = p.bytes[priority];
     if (q > p.kmaxBytes) {
         return 1;
     }

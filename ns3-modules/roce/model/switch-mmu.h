@@ -61,19 +61,21 @@ public:
     double ecnMarkProbability(uint32_t outPort, uint8_t priority) const;
     // Above Kmin: the reference's draw point (ECN on; it draws even where PMAX makes the probability 0).
     bool aboveKmin(uint32_t outPort, uint8_t priority) const {
-        return m_config.ecnEnabled && m_out[index(outPort, priority)] > m_config.ports[outPort].kminBytes;
+        return m_config.ecnEnabled && m_egress[outPort].bytes[priority] > m_egress[outPort].kminBytes;
     }
     // Above Kmax: marked without a draw (the reference's rule; with PMAX 1 the probability at Kmax is 1 too).
     bool aboveKmax(uint32_t outPort, uint8_t priority) const {
-        return m_out[index(outPort, priority)] > m_config.ports[outPort].kmaxBytes;
+        return m_egress[outPort].bytes[priority] > m_egress[outPort].kmaxBytes;
     }
     // Marks with that probability given `uniform`, a draw from [0, 1).
     bool ecnMark(uint32_t outPort, uint8_t priority, double uniform) const {
         return uniform < ecnMarkProbability(outPort, priority);
     }
 
-    uint64_t egressBytes(uint32_t outPort, uint8_t priority) const { return m_out[index(outPort, priority)]; }
-    uint64_t egressPortBytes(uint32_t outPort) const { return m_outPort[outPort]; }
+    uint64_t egressBytes(uint32_t outPort, uint8_t priority) const {
+        return m_egress[outPort].bytes[priority];
+    }
+    uint64_t egressPortBytes(uint32_t outPort) const { return m_egress[outPort].portBytes; }
     uint64_t sharedUsedBytes() const { return m_sharedUsed; }
     uint64_t totalBytes() const { return m_total; }
     uint64_t threshold(uint32_t inPort) const;
@@ -94,10 +96,19 @@ private:
                                                               : 0;
     }
 
+    // An egress port's queues and what RED reads of its configuration (copied from m_config.ports), in one
+    // line for classes 0-3: an enqueue, a dequeue and a marking decision each read one line, not three
+    // arrays.
+    struct alignas(64) Egress {
+        uint64_t portBytes = 0;  // all priorities
+        uint64_t kminBytes = 0, kmaxBytes = 0;
+        double pmax = 0;
+        uint64_t bytes[kPriorities] = {};
+    };
+
     MmuConfig m_config;
     std::vector<Ingress> m_in;
-    std::vector<uint64_t> m_out;
-    std::vector<uint64_t> m_outPort;  // per port, all priorities
+    std::vector<Egress> m_egress;
     uint64_t m_headroomTotal = 0;
     uint64_t m_reserveTotal = 0;
     uint64_t m_sharedUsed = 0;
