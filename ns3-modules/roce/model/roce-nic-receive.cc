@@ -87,7 +87,7 @@ void RoceNic::ExpectFrame(void* object, const RocePacket& packet) {
         }
     } else if (packet.kind == PacketKind::Ack || packet.kind == PacketKind::Nack) {
         if (packet.dstQp < nic.m_qps.size()) {
-            PrefetchLines(&nic.m_qps[packet.dstQp], sizeof(QueuePair));
+            PrefetchLines(&nic.m_qps[packet.dstQp], kQpHotBytes);
         }
     }
 }
@@ -197,7 +197,7 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const
 void RoceNic::OnAck(RocePacket* p) {
     QueuePair* q = p->dstQp < m_qps.size() ? &m_qps[p->dstQp] : nullptr;
     if (q) {
-        PrefetchLines(q, sizeof(QueuePair));
+        PrefetchLines(q, kQpHotBytes);
         PrefetchLines(q->cc.get(), q->ccBytes);
     }
     if (!q || q->state == QpState::Free || q->flowId != p->flow) {

@@ -385,7 +385,7 @@ RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
                 continue;
             }
             port.ringHead[priority] = q.next;  // round robin: the next QP goes first next time
-            PrefetchLines(&m_qps[q.next], sizeof(QueuePair));  // served at this port's next frame
+            PrefetchLines(&m_qps[q.next], kQpHotBytes + 64);  // served at this port's next frame (route too)
             port.lastPriority = priority;
             RocePacket* packet = BuildData(qp);
             Reschedule(qp);
