@@ -116,6 +116,7 @@ void RoceNic::OnData(RocePacket* p) {
         m_pool->release(p);  // a late copy of a finished message
         return;
     }
+    const uint32_t context = p->dstQp;
     rx->srcQp = p->srcQp;  // the sender's QP, which our ACKs address
     const TimePs now = nowPs();
     if (p->ecn == kEcnCe) {
@@ -124,10 +125,11 @@ void RoceNic::OnData(RocePacket* p) {
             rx->cnpSent = true;
             rx->lastCnpPs = now;
             ++m_cnpsSent;
-            SendControl(PacketKind::Cnp, p->dstQp, rx->expected, p);
+            SendControl(PacketKind::Cnp, context, rx->expected, p, false);
         }
     }
-    bool completed = false;
+    // The ACK or NACK, if any, is built in p's slot: p is gone once it is sent.
+    bool completed = false, answered = true;
     if (p->seq == rx->expected) {
         const uint64_t before = rx->expected;
         rx->expected += p->payloadBytes;
@@ -137,7 +139,9 @@ void RoceNic::OnData(RocePacket* p) {
         const bool chunkBoundary = m_settings.ackChunkBytes && before / m_settings.ackChunkBytes !=
                                                                    rx->expected / m_settings.ackChunkBytes;
         if (rx->unacked >= m_settings.ackIntervalBytes || p->lastOfMessage || chunkBoundary) {
-            SendControl(PacketKind::Ack, p->dstQp, rx->expected, p);
+            SendControl(PacketKind::Ack, context, rx->expected, p, true);
+        } else {
+            answered = false;
         }
     } else if (p->seq > rx->expected) {
         ++m_outOfOrder;
@@ -145,46 +149,55 @@ void RoceNic::OnData(RocePacket* p) {
             rx->lastNackSeq = rx->expected;
             rx->lastNackPs = now;
             ++m_nacksSent;
-            SendControl(PacketKind::Nack, p->dstQp, rx->expected, p);
+            SendControl(PacketKind::Nack, context, rx->expected, p, true);
+        } else {
+            answered = false;
         }
     } else {
         // A duplicate: re-acknowledge, so a lost ACK is repaired without waiting for another timeout.
-        SendControl(PacketKind::Ack, p->dstQp, rx->expected, p);
+        SendControl(PacketKind::Ack, context, rx->expected, p, true);
     }
-    const uint32_t context = p->dstQp;
-    m_pool->release(p);
+    if (!answered) {
+        m_pool->release(p);
+    }
     if (completed) {
         DeliverCompleted(context);  // after this packet's ACK is queued
     }
 }
 
-void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data) {
+void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, RocePacket* data, bool reuseData) {
     RxContext& rx = m_rx[rxIndex];
-    RocePacket* p = m_pool->allocate();
+    // What the reply takes from the data, read before a reused slot is overwritten.
+    const uint8_t priority = m_settings.ackClassFromData ? data->priority : m_settings.ackPriority;
+    const uint16_t udpSrcPort = data->udpSrcPort;
+    const uint64_t sentPs = data->sentPs;
+    const uint32_t hops = kind != PacketKind::Cnp && m_settings.intEnabled ? data->intHops : 0;
+    RocePacket* p;
+    if (reuseData) {
+        p = m_pool->recycle(data);
+    } else {
+        p = m_pool->allocate();
+        std::copy(data->hops, data->hops + hops, p->hops);
+    }
     p->kind = kind;
-    p->priority = m_settings.ackClassFromData ? data->priority : m_settings.ackPriority;
+    p->priority = priority;
     p->ecn = kEcnNotEct;
     p->srcHost = m_host;
     p->dstHost = rx.srcHost;
     p->srcQp = rxIndex;
     p->dstQp = rx.srcQp;
     p->flow = rx.flowId;
-    p->udpSrcPort = data->udpSrcPort;
+    p->udpSrcPort = udpSrcPort;
     // The data's 5-tuple picks the path; a context's route was made from the tuple it was opened with.
-    p->route = data->udpSrcPort == rx.udpSrcPort ? rx.route : RoceRoute{};
+    p->route = udpSrcPort == rx.udpSrcPort ? rx.route : RoceRoute{};
     p->seq = seq;
     p->payloadBytes = 0;
-    p->sentPs = data->sentPs;
+    p->sentPs = sentPs;
+    p->intHops = static_cast<uint8_t>(hops);
     if (kind == PacketKind::Cnp) {
         p->frameBytes = m_settings.frames.Cnp();
     } else {
         p->ecnEcho = m_settings.ecnEchoOnAck && rx.ceSinceAck;
-        uint32_t hops = 0;
-        if (m_settings.intEnabled) {
-            hops = data->intHops;
-            std::copy(data->hops, data->hops + hops, p->hops);
-            p->intHops = static_cast<uint8_t>(hops);
-        }
         p->frameBytes = m_settings.frames.Ack(hops, m_settings.intEnabled);
         rx.unacked = 0;
         rx.ceSinceAck = false;

@@ -384,7 +384,7 @@ RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
                 Activate(qp, /*kick=*/false);  // the device is asking us already
                 continue;
             }
-            port.ringHead[priority] = q.next;  // round robin: the next QP goes first next time
+            port.ringHead[priority] = q.next;                 // round robin: the next QP goes first next time
             PrefetchLines(&m_qps[q.next], kQpHotBytes + 64);  // served at this port's next frame (route too)
             port.lastPriority = priority;
             RocePacket* packet = BuildData(qp);

@@ -184,8 +184,8 @@ private:
         // then found without reading the message array. Written only with `sending`; endSeq values never
         // change.
         uint64_t sendingStartSeq = 0, sendingEndSeq = 0;
-        uint32_t ccBytes = 0;     // cc->stateBytes(), for fetching it whole
-        uint32_t generation = 0;  // invalidates stale timers of a reused slot
+        uint32_t ccBytes = 0;         // cc->stateBytes(), for fetching it whole
+        uint32_t generation = 0;      // invalidates stale timers of a reused slot
         uint32_t prev = 0, next = 0;  // ring links (Ready state)
         // Line 3 on: what only data packets and message boundaries read.
         RoceRoute route;  // of its data packets
@@ -246,7 +246,9 @@ private:
     void OnCnp(RocePacket* p);
     // shiftPacingOnRateChange: the rate went from rateBefore to the CC's current rate.
     void ShiftPacing(QueuePair& q, uint64_t rateBefore);
-    void SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, const RocePacket* data);
+    // Queues an ACK, NACK or CNP for `data`. With reuseData the reply is built in data's own slot (the INT
+    // records it echoes are already there) and data is gone afterwards.
+    void SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, RocePacket* data, bool reuseData);
     RocePacket* BuildData(uint32_t qp);
     // Makes the QP eligible (ring, pacing heap or parked; under NicArbitration::ScanAll only the device is
     // prompted); `kick` asks the device to send, which callers inside Dequeue must not do.

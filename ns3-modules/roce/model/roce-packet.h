@@ -123,6 +123,17 @@ public:
         p->id = ++m_issued;
         return p;
     }
+    // Turns a packet the caller is done with into a fresh one, as allocate() would hand out, but keeping its
+    // INT records: a receiver answers a data packet with an ACK that echoes them, in place of a copy.
+    RocePacket* recycle(RocePacket* p) {
+        p->next = nullptr;
+        p->route.length = 0;
+        p->routeHop = 0;
+        p->ecnEcho = false;
+        p->lastOfMessage = false;
+        p->id = ++m_issued;
+        return p;
+    }
     void release(RocePacket* p) {
         p->next = m_free;
         m_free = p;
