@@ -18,6 +18,7 @@
 #include "network/hpcc-topology.h"
 #include "network/topology.h"
 #include "roce-channel.h"
+#include "roce-route.h"
 #include "roce-test-util.h"
 #include "roce-timing.h"
 #include "run-report.h"
@@ -353,6 +354,44 @@ TEST(RoceFabric, HostWithHundredsOfPortsSendsOnEveryOne) {
             << "0 -> " << r.dstNode;
     }
     EXPECT_EQ(net.fabric.TotalDrops(), 0u);
+}
+
+// Packets carry routes of up to RoceRoute::kMaxHops forwarding vertices; a longer path carries none and every
+// switch routes the packet itself. Host 0 reaches host 1 over a chain of `chain` switches: at the limit the
+// route is carried, three beyond it it is not, and both flows arrive whole in their ideal time.
+TEST(RoceFabric, PathsLongerThanACarriedRouteAreRoutedByTheSwitches) {
+    for (uint32_t chain : {RoceRoute::kMaxHops, RoceRoute::kMaxHops + 3}) {
+        std::ostringstream file;
+        file << 2 + chain << " " << chain << " " << chain + 1 << "\n";
+        for (uint32_t k = 0; k < chain; ++k) {
+            file << 2 + k << (k + 1 < chain ? " " : "\n");
+        }
+        file << "0 2 100Gbps 1000ns 0\n";
+        for (uint32_t k = 0; k + 1 < chain; ++k) {
+            file << 2 + k << " " << 3 + k << " 100Gbps 1000ns 0\n";
+        }
+        file << 1 + chain << " 1 100Gbps 1000ns 0\n";
+        const std::string dir = makeTempDir("roce-long-path");
+        writeFileBytes(dir + "/topology.txt", file.str());
+        Diagnostics diag;
+        std::optional<TopologySpec> loaded = loadHpccTopologyFile(dir + "/topology.txt", diag);
+        ASSERT_TRUE(loaded) << diag.format(Severity::Error);
+        auto spec = std::make_shared<const TopologySpec>(std::move(*loaded));
+        TestNetwork net(spec, baseConfig(), diag);
+        ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+        const RoceRoute route = RoceRoute::Compute(*spec, net.fabric.Routes(), 0, 1, 0);
+        EXPECT_EQ(RoceRoute::Length(*spec, net.fabric.Routes(), 0, 1, 0), chain);
+        EXPECT_EQ(route.length, chain <= RoceRoute::kMaxHops ? chain : 0u) << chain << " switches";
+        net.runner.AddFlow(0, 1, 1'000'000, 3, 100, 0);
+        ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+        ASSERT_EQ(net.runner.Fct().size(), 1u);
+        const FctRecordPs& r = net.runner.Fct()[0];
+        EXPECT_NEAR(static_cast<double>(r.finishPs - r.startPs), static_cast<double>(r.idealPs),
+                    0.01 * static_cast<double>(r.idealPs))
+            << chain << " switches";
+        EXPECT_EQ(net.fabric.DeliveredBytes(), 1'000'000u);
+        EXPECT_EQ(net.fabric.TotalDrops(), 0u);
+    }
 }
 
 // One host sends eight flows of 50-400 KB at line rate (no congestion control): per-packet round robin shares
