@@ -114,14 +114,8 @@ public:
             }
             p = &m_blocks.back()[m_nextInBlock++];
         }
-        p->next = nullptr;
-        p->route.length = 0;
-        p->routeHop = 0;
         p->intHops = 0;
-        p->ecnEcho = false;
-        p->lastOfMessage = false;
-        p->id = ++m_issued;
-        return p;
+        return recycle(p);
     }
     // Turns a packet the caller is done with into a fresh one, as allocate() would hand out, but keeping its
     // INT records: a receiver answers a data packet with an ACK that echoes them, in place of a copy.
