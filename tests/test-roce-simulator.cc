@@ -140,7 +140,12 @@ TEST(RoceEventQueue, ReservedUidsPushedLaterPopInOrder) {
             const Key k = reserved[i];
             reserved.erase(reserved.begin() + static_cast<std::ptrdiff_t>(i));
             if (k.first >= now) {  // a poll whose moment has not passed
-                queue.Push({k.first, k.second, nullptr, nullptr, k.second});
+                // Both ways in: the lane-first push, and the heap-only one the simulator uses for them.
+                if (rng() & 1) {
+                    queue.Push({k.first, k.second, nullptr, nullptr, k.second});
+                } else {
+                    queue.PushEarlierUid(k.first, k.second, nullptr, nullptr, k.second);
+                }
                 reference.insert(k);
             }
         } else {

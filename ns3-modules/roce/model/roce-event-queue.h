@@ -43,6 +43,13 @@ public:
     // on its own 8-byte stores (store forwarding fails).
     void Push(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg);
     void Push(const Entry& e) { Push(e.ts, e.uid, e.call, e.object, e.arg); }
+    // An entry whose uid was taken earlier (RoceSimulatorImpl::ScheduleCallAt): it is older than what its
+    // delay's lane holds, so it goes to the heap without looking for a lane (that look also took the delay's
+    // candidate slot from a delay that may need it).
+    void PushEarlierUid(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
+        ++m_size;
+        HeapPush({ts, uid, call, object, arg});
+    }
     Entry Pop();  // requires !Empty()
     // An entry due soon after the next one (the k-th behind the next entry of the lane that holds the
     // earliest), or null. For prefetching only.

@@ -42,7 +42,7 @@ public:
     // tells whether its moment has gone by, i.e. it orders before the event running now.
     uint64_t ReserveUid() { return m_nextUid++; }
     void ScheduleCallAt(TimePs atPs, uint64_t uid, Call call, void* object, uint64_t arg) {
-        m_queue.Push(atPs, uid, call, object, arg);
+        m_queue.PushEarlierUid(atPs, uid, call, object, arg);
     }
     bool HasPassed(TimePs atPs, uint64_t uid) const {
         return atPs < m_now || (atPs == m_now && uid < m_currentUid);
