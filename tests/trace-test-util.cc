@@ -9,7 +9,38 @@
 #include <stdexcept>
 #include <vector>
 
+#include <unistd.h>
+
 namespace mlnet {
+
+namespace {
+
+// The directories this process made, removed at exit. A forked child (the signal tests) never removes
+// them: they are its parent's, which still reads them.
+class TempDirs {
+public:
+    void add(std::string dir) { m_dirs.push_back(std::move(dir)); }
+    ~TempDirs() {
+        if (::getpid() != m_owner || std::getenv("MLNET_KEEP_TEST_DIRS") != nullptr) {
+            return;
+        }
+        for (const std::string& dir : m_dirs) {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        }
+    }
+
+private:
+    pid_t m_owner = ::getpid();
+    std::vector<std::string> m_dirs;
+};
+
+TempDirs& tempDirs() {
+    static TempDirs dirs;
+    return dirs;
+}
+
+}  // namespace
 
 std::string makeTempDir(const std::string& tag) {
     const std::string pattern =
@@ -19,6 +50,7 @@ std::string makeTempDir(const std::string& tag) {
     if (::mkdtemp(name.data()) == nullptr) {
         throw std::runtime_error("mkdtemp('" + pattern + "'): " + std::strerror(errno));
     }
+    tempDirs().add(name.data());
     return name.data();
 }
 
