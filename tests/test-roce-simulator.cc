@@ -56,8 +56,9 @@ void CheckAgainstReference(RoceEventQueue& queue, const std::function<uint64_t(s
 }
 
 TEST(RoceEventQueue, PopsInTimeThenUidOrderForNearFarAndEqualTimes) {
-    // One lane: most delays find it taken and go to the heap; many entries share a time.
-    RoceEventQueue small(1);
+    // One lane for delays (and the sorted one): most delays find it taken and go to the heap; many entries
+    // share a time.
+    RoceEventQueue small(2);
     CheckAgainstReference(
         small,
         [](std::mt19937_64& rng) -> uint64_t {
@@ -90,7 +91,7 @@ TEST(RoceEventQueue, DefaultGeometryWithPacketLikeDelays) {
 
 TEST(RoceEventQueue, LongIdleGapsBetweenBursts) {
     // Times jump by 2^40 between bursts of short delays; order stays exact and the queue drains.
-    RoceEventQueue queue(1);
+    RoceEventQueue queue(2);
     CheckAgainstReference(
         queue,
         [](std::mt19937_64& rng) -> uint64_t { return rng() % 7 == 0 ? (uint64_t{1} << 40) : rng() % 300; },
@@ -99,7 +100,7 @@ TEST(RoceEventQueue, LongIdleGapsBetweenBursts) {
 
 TEST(RoceEventQueue, FixedDelaysFillLanesBeyondTheirFirstRing) {
     // Thousands pending per delay (a large network): the lanes' rings grow and wrap while in use.
-    RoceEventQueue queue(2);
+    RoceEventQueue queue(4);
     CheckAgainstReference(
         queue,
         [](std::mt19937_64& rng) -> uint64_t {
@@ -166,7 +167,7 @@ TEST(RoceEventQueue, ReservedUidsPushedLaterPopInOrder) {
 TEST(RoceEventQueue, AnEntryBelowItsLanesLastUidStillPopsInOrder) {
     // Same delay, same time, falling uids (a caller that reserved uids): the lane cannot take the later
     // pushes in order, the heap does.
-    RoceEventQueue queue(1);
+    RoceEventQueue queue(2);
     for (uint64_t uid : {9, 7, 8, 3}) {
         queue.Push({100, uid, nullptr, nullptr, uid});
     }
@@ -178,8 +179,9 @@ TEST(RoceEventQueue, AnEntryBelowItsLanesLastUidStillPopsInOrder) {
     EXPECT_EQ(popped, (std::vector<uint64_t>{3, 7, 8, 9, 10}));
 }
 
-TEST(RoceEventQueue, RejectsLaneCountsThatAreNotAPowerOfTwoUpTo64) {
+TEST(RoceEventQueue, RejectsLaneCountsThatAreNotAPowerOfTwoFrom2To64) {
     EXPECT_THROW(RoceEventQueue(0), std::invalid_argument);
+    EXPECT_THROW(RoceEventQueue(1), std::invalid_argument);  // no lane left for delays beside the sorted one
     EXPECT_THROW(RoceEventQueue(3), std::invalid_argument);
     EXPECT_THROW(RoceEventQueue(128), std::invalid_argument);
     EXPECT_NO_THROW(RoceEventQueue(64));
@@ -190,15 +192,18 @@ TEST(RoceEventQueue, ForEachVisitsEveryPendingEntryOnce) {
     for (uint64_t i = 0; i < 500; ++i) {
         queue.Push({(i * 7919) % 5000, i, nullptr, nullptr, i});
     }
+    for (uint64_t i = 500; i < 600; ++i) {
+        queue.PushEarlierUid((i * 7919) % 5000, i, nullptr, nullptr, i);  // the sorted lane
+    }
     (void)queue.Pop();
-    std::vector<int> seen(500, 0);
+    std::vector<int> seen(600, 0);
     queue.ForEach([&](const RoceEventQueue::Entry& e) { ++seen[e.arg]; });
     int total = 0;
     for (int s : seen) {
         EXPECT_LE(s, 1);
         total += s;
     }
-    EXPECT_EQ(total, 499);
+    EXPECT_EQ(total, 599);
 }
 
 class RoceSimulatorImplTest : public ::testing::Test {

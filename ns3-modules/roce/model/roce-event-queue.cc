@@ -11,9 +11,9 @@ constexpr std::size_t kArity = 4;
 constexpr uint64_t kFirstRingEntries = 64;
 
 unsigned CheckedLanes(unsigned lanes) {
-    if (lanes == 0 || lanes > RoceEventQueue::kMaxLanes || (lanes & (lanes - 1)) != 0) {
+    if (lanes < 2 || lanes > RoceEventQueue::kMaxLanes || (lanes & (lanes - 1)) != 0) {
         throw std::invalid_argument(
-            "RoceEventQueue: the number of lanes must be a power of two from 1 to 64");
+            "RoceEventQueue: the number of lanes must be a power of two from 2 to 64");
     }
     return lanes;
 }
@@ -24,7 +24,8 @@ RoceEventQueue::RoceEventQueue(unsigned lanes)
     : m_laneCount(CheckedLanes(lanes)),
       m_lanes(lanes),
       m_rings(lanes),
-      m_tree(2 * std::size_t{lanes}),
+      m_treeTs(2 * std::size_t{lanes}),
+      m_treeTag(2 * std::size_t{lanes}),
       m_slotLane(std::size_t{1} << kSlotBits, kNoLane),
       m_candidate(std::size_t{1} << (kSlotBits - kCandidateShift), UINT64_MAX) {
     Clear();
@@ -35,11 +36,10 @@ void RoceEventQueue::Clear() {
         lane.head = lane.count = 0;
     }
     // Every node names a lane whose leaf is empty: Ahead() and Pop() read a valid (empty) lane.
-    for (std::size_t n = 0; n < m_tree.size(); ++n) {
-        m_tree[n] = EmptyLeaf(0);
-    }
-    for (std::size_t i = 0; i < m_laneCount; ++i) {
-        m_tree[m_laneCount + i] = EmptyLeaf(i);
+    for (std::size_t n = 0; n < m_treeTs.size(); ++n) {
+        const Node leaf = EmptyLeaf(n >= m_laneCount ? n - m_laneCount : 0);
+        m_treeTs[n] = leaf.ts;
+        m_treeTag[n] = leaf.tag;
     }
     std::fill(m_candidate.begin(), m_candidate.end(), UINT64_MAX);
     m_heap.clear();
@@ -56,7 +56,7 @@ RoceEventQueue::Lane* RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) 
         return nullptr;
     }
     // Its slot may name another delay's lane (two delays hashed alike): it may have one already.
-    for (std::size_t i = 0; i < m_laneCount; ++i) {
+    for (std::size_t i = 0; i < SortedLane(); ++i) {
         if (m_lanes[i].delay == delay) {
             m_slotLane[slot] = static_cast<uint8_t>(i);
             return &m_lanes[i];
@@ -66,7 +66,7 @@ RoceEventQueue::Lane* RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) 
     // a moment now and then; taking it would send that delay to another lane, and the next, each ring
     // growing again.
     std::size_t chosen = m_laneCount;
-    for (std::size_t i = 0; i < m_laneCount; ++i) {
+    for (std::size_t i = 0; i < SortedLane(); ++i) {
         const Lane& lane = m_lanes[i];
         if (lane.count != 0) {
             continue;

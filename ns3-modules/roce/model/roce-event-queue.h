@@ -35,7 +35,7 @@ public:
     // (time, uid) as one number: one comparison, no branch between the two fields.
     static Uint128 Key(uint64_t ts, uint64_t uid) { return (static_cast<Uint128>(ts) << 64) | uid; }
 
-    // `lanes` rings (a power of two, at most kMaxLanes).
+    // `lanes` rings (a power of two from 2 to kMaxLanes), one of them for PushEarlierUid.
     static constexpr unsigned kMaxLanes = 64;
     explicit RoceEventQueue(unsigned lanes = 16);
 
@@ -44,17 +44,17 @@ public:
     void Push(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg);
     void Push(const Entry& e) { Push(e.ts, e.uid, e.call, e.object, e.arg); }
     // An entry whose uid was taken earlier (RoceSimulatorImpl::ScheduleCallAt): it is older than what its
-    // delay's lane holds, so it goes to the heap without looking for a lane (that look also took the delay's
-    // candidate slot from a delay that may need it).
-    void PushEarlierUid(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
-        ++m_size;
-        HeapPush({ts, uid, call, object, arg});
-    }
+    // delay's lane holds, so it cannot join that lane. It is sorted into a lane of its own instead, the last,
+    // which no delay is given: in a packet run such entries (end-of-frame polls that were skipped, then
+    // needed) are due within a frame's time and few are pending at once, so an insertion moves a few entries
+    // at most, where the heap took a push and a pop of a few hundred instructions (two thirds of its traffic
+    // on the k4 all-to-all).
+    void PushEarlierUid(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg);
     Entry Pop();  // requires !Empty()
     // An entry due soon after the next one (the k-th behind the next entry of the lane that holds the
     // earliest), or null. For prefetching only.
     const Entry* Ahead(std::size_t k) const {
-        const Lane& lane = m_lanes[LaneOf(m_tree[1].tag)];
+        const Lane& lane = m_lanes[LaneOf(m_treeTag[1])];
         return k < lane.count ? &lane.ring[(lane.head + k) & lane.mask] : nullptr;
     }
     bool Empty() const { return m_size == 0; }
@@ -96,20 +96,47 @@ private:
 
     // Lane `lane`'s head changed to `head`: replay its path to the root. The path's winner stays in
     // registers and only siblings are read, never the node written a step before (reading that back waited
-    // for the store); which lane wins is as good as random, so the choice is a select, not a branch.
+    // for the store); which lane wins is as good as random, so the choice is a select, not a branch. The
+    // nodes' two words live in two arrays: a level is then two scalar loads, a compare-and-borrow, two
+    // conditional moves and two scalar stores (a 16-byte node was moved through vector registers, shuffles
+    // included, nearly twice the instructions).
     void Replay(uint64_t lane, Node head) {
         std::size_t n = m_laneCount + lane;
+        uint64_t* const times = m_treeTs.data();
+        uint64_t* const tags = m_treeTag.data();
         uint64_t ts = head.ts;
         uint64_t tag = head.tag;
-        m_tree[n] = head;
+        times[n] = ts;
+        tags[n] = tag;
         while (n > 1) {
-            const Node& sibling = m_tree[n ^ 1];
-            const uint64_t take = -static_cast<uint64_t>(Key(sibling.ts, sibling.tag) < Key(ts, tag));
-            ts ^= (ts ^ sibling.ts) & take;
-            tag ^= (tag ^ sibling.tag) & take;
+            const uint64_t siblingTs = times[n ^ 1];
+            const uint64_t siblingTag = tags[n ^ 1];
+            TakeIfEarlier(siblingTs, siblingTag, ts, tag);
             n >>= 1;
-            m_tree[n] = {ts, tag};
+            times[n] = ts;
+            tags[n] = tag;
         }
+    }
+    // (ts, tag) = (siblingTs, siblingTag) when that pair is the earlier one, without a branch.
+    static void TakeIfEarlier(uint64_t siblingTs, uint64_t siblingTag, uint64_t& ts, uint64_t& tag) {
+#if defined(__x86_64__)
+        // Compilers turn the portable form below into a branch (mispredicted half the time) or into masks
+        // (twice the instructions); two conditional moves on the borrow are what it should be.
+        uint64_t scratch;
+        __asm__(
+            "cmp %[tag], %[stag]\n\t"
+            "mov %[sts], %[scratch]\n\t"
+            "sbb %[ts], %[scratch]\n\t"
+            "cmovc %[sts], %[ts]\n\t"
+            "cmovc %[stag], %[tag]"
+            : [ts] "+r"(ts), [tag] "+r"(tag), [scratch] "=&r"(scratch)
+            : [sts] "r"(siblingTs), [stag] "r"(siblingTag)
+            : "cc");
+#else
+        const uint64_t take = -static_cast<uint64_t>(Key(siblingTs, siblingTag) < Key(ts, tag));
+        ts ^= (ts ^ siblingTs) & take;
+        tag ^= (tag ^ siblingTag) & take;
+#endif
     }
     static void Fill(Entry& slot, uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
         slot.ts = ts;
@@ -117,6 +144,10 @@ private:
         slot.call = call;
         slot.object = object;
         slot.arg = arg;
+    }
+    // The lane PushEarlierUid sorts into; AssignLane never hands it to a delay.
+    std::size_t SortedLane() const {
+        return m_laneCount - 1;
     }
     Lane* AssignLane(uint64_t delay, unsigned slot);
     void Grow(std::size_t lane);
@@ -126,8 +157,10 @@ private:
     const unsigned m_laneCount;
     std::vector<Lane> m_lanes;
     std::vector<std::vector<Entry>> m_rings;
-    std::vector<Node> m_tree;         // root at 1, children of n at 2n and 2n + 1; lane i's leaf at lanes + i
-    std::vector<uint8_t> m_slotLane;  // per slot: a lane index, or kNoLane
+    // The tree's nodes by word: root at 1, children of n at 2n and 2n + 1; lane i's leaf at lanes + i.
+    std::vector<uint64_t> m_treeTs;
+    std::vector<uint64_t> m_treeTag;
+    std::vector<uint8_t> m_slotLane;    // per slot: a lane index, or kNoLane
     std::vector<uint64_t> m_candidate;  // per 2^kCandidateShift slots: the last delay that found no lane
     std::vector<Entry> m_heap;          // 4-ary min-heap of everything else
     uint64_t m_now = 0;                 // time of the last popped entry
@@ -169,9 +202,32 @@ inline void RoceEventQueue::Push(uint64_t ts, uint64_t uid, Call call, void* obj
     HeapPush({ts, uid, call, object, arg});
 }
 
+inline void RoceEventQueue::PushEarlierUid(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
+    ++m_size;
+    const std::size_t i = SortedLane();
+    Lane& lane = m_lanes[i];
+    if (lane.mask == 0 || lane.count == lane.mask + 1) {
+        Grow(i);
+    }
+    const Uint128 key = Key(ts, uid);
+    uint64_t at = lane.count;
+    for (; at > 0; --at) {
+        const Entry& before = lane.ring[(lane.head + at - 1) & lane.mask];
+        if (!(key < Key(before.ts, before.uid))) {
+            break;
+        }
+        lane.ring[(lane.head + at) & lane.mask] = before;
+    }
+    Fill(lane.ring[(lane.head + at) & lane.mask], ts, uid, call, object, arg);
+    ++lane.count;
+    if (at == 0) {
+        Replay(i, {ts, Tag(uid, i)});
+    }
+}
+
 inline RoceEventQueue::Entry RoceEventQueue::Pop() {
     --m_size;
-    const Node top = m_tree[1];
+    const Node top = {m_treeTs[1], m_treeTag[1]};
     if (!m_heap.empty() && Key(m_heap.front().ts, m_heap.front().uid) < Key(top.ts, top.tag >> kLaneBits)) {
         const Entry e = HeapPop();
         m_now = e.ts;
