@@ -49,44 +49,39 @@ void RoceChannel::Attach(ns3::Ptr<RoceNetDevice> device) {
     NS_ABORT_MSG_IF(m_ends[1], "a RoceChannel joins exactly two devices");
     m_ends[slot] = ns3::PeekPointer(device);
     m_keep[slot] = device;
+    Mirror();
+}
+
+void RoceChannel::Mirror() {
+    for (int end = 0; end < 2; ++end) {
+        if (m_ends[end]) {
+            m_ends[end]->MirrorCable(m_ends[1 - end], m_delayPs, m_lossy, m_epoch);
+        }
+    }
 }
 
 ns3::Ptr<RoceNetDevice> RoceChannel::Peer(const RoceNetDevice* device) const {
     return m_keep[m_ends[0] == device ? 1 : 0];
 }
 
-void RoceChannel::Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTimePs) {
-    const uint8_t end = m_ends[0] == from ? 1 : 0;
-    RoceNetDevice* to = m_ends[end];
-    if (!m_up || (m_lossy && m_random->GetValue() < m_errorRate)) {
-        ++m_lost;
-        m_dropTrace(packet, m_up ? DropReason::RandomLoss : DropReason::LinkDown);
-        from->ReleaseLost(packet);
-        return;
+bool RoceChannel::Loses(const RoceNetDevice*, const RocePacket* packet) {
+    if (m_up && !(m_lossy && m_random->GetValue() < m_errorRate)) {
+        return false;
     }
-    to->HintArrival(*packet);
-    // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
-    packet->cableEnd = end;
-    packet->cableEpoch = m_epoch;
-    ScheduleMember<&RoceChannel::Deliver>(to->ArrivalPs(*packet, txTimePs) + m_delayPs, this,
-                                          reinterpret_cast<uint64_t>(packet));
+    ++m_lost;
+    m_dropTrace(packet, m_up ? DropReason::RandomLoss : DropReason::LinkDown);
+    return true;
 }
 
-void RoceChannel::Deliver(uint64_t arg) {
-    RocePacket* packet = reinterpret_cast<RocePacket*>(arg);
-    RoceNetDevice* to = m_ends[packet->cableEnd];
-    if (!m_up || packet->cableEpoch != m_epoch) {
-        ++m_lost;
-        m_dropTrace(packet, DropReason::LinkDown);
-        to->ReleaseLost(packet);
-        return;
-    }
-    to->ReceiveFrame(packet);
+void RoceChannel::LostInFlight(const RocePacket* packet) {
+    ++m_lost;
+    m_dropTrace(packet, DropReason::LinkDown);
 }
 
 void RoceChannel::SetDown() {
     m_up = false;
     ++m_epoch;
+    Mirror();
     for (RoceNetDevice* d : m_ends) {
         d->NotifyLinkChange(false);
     }
@@ -94,6 +89,7 @@ void RoceChannel::SetDown() {
 
 void RoceChannel::SetUp() {
     m_up = true;
+    Mirror();
     for (RoceNetDevice* d : m_ends) {
         d->NotifyLinkChange(true);
     }

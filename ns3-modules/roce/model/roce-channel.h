@@ -15,7 +15,7 @@ namespace mlnet::roce {
 
 class RoceNetDevice;
 
-class alignas(64) RoceChannel : public ns3::Channel {
+class RoceChannel : public ns3::Channel {
 public:
     static ns3::TypeId GetTypeId();
     RoceChannel();
@@ -23,10 +23,17 @@ public:
 
     void Attach(ns3::Ptr<RoceNetDevice> device);
     // The "Delay" attribute; the hot path reads it as integer picoseconds.
-    void SetDelay(ns3::Time delay) { m_delayPs = static_cast<TimePs>(delay.GetPicoSeconds()); }
+    void SetDelay(ns3::Time delay) {
+        m_delayPs = static_cast<TimePs>(delay.GetPicoSeconds());
+        Mirror();
+    }
     ns3::Time GetDelay() const { return ns3::PicoSeconds(static_cast<int64_t>(m_delayPs)); }
-    // Starts carrying `packet` from `from`; its last bit reaches the peer after txTimePs + delay.
-    void Transmit(RoceNetDevice* from, RocePacket* packet, TimePs txTimePs);
+    // The devices carry frames themselves (RoceNetDevice::Propagate, from what the channel mirrors into
+    // them); the channel decides and counts losses. A frame leaving `from` is lost on the cable (down, or a
+    // draw under the error rate): counted and traced; the caller releases it.
+    bool Loses(const RoceNetDevice* from, const RocePacket* packet);
+    // A frame on the cable when it failed reached its end: counted and traced; the caller releases it.
+    void LostInFlight(const RocePacket* packet);
     ns3::Ptr<RoceNetDevice> Peer(const RoceNetDevice* device) const;
 
     // Link failure: frames in flight and later frames are lost until SetUp().
@@ -44,19 +51,20 @@ public:
     ns3::Ptr<ns3::NetDevice> GetDevice(std::size_t i) const override;
 
 private:
-    void Deliver(uint64_t packet);
+    // Copies what the devices read per frame into both (RoceNetDevice::MirrorCable).
+    void Mirror();
 
     void SetErrorRate(double rate) {
         m_errorRate = rate;
         m_lossy = rate > 0;
+        Mirror();
     }
     double GetErrorRate() const { return m_errorRate; }
 
-    // What every frame reads, in the object's first cache line (the class is line-aligned, ns-3's Channel
-    // takes its first 32 bytes): the event loop prefetches that line before a delivery.
     RoceNetDevice* m_ends[2] = {nullptr, nullptr};
     TimePs m_delayPs = 1'000'000;
-    uint32_t m_epoch = 0;  // frames sent before the last failure are lost even if the link came back
+    uint32_t m_epoch =
+        0;  // failures so far: frames sent before the last one are lost even if the link came back
     bool m_up = true;
     bool m_lossy = false;  // m_errorRate > 0
     double m_errorRate = 0;

@@ -60,7 +60,6 @@ void RoceNetDevice::SetCutThrough(bool on) {
 
 void RoceNetDevice::Attach(ns3::Ptr<RoceChannel> channel) {
     m_channel = channel;
-    m_wire = ns3::PeekPointer(channel);
     channel->Attach(this);
 }
 
@@ -70,7 +69,7 @@ ns3::Ptr<ns3::Channel> RoceNetDevice::GetChannel() const {
 
 void RoceNetDevice::DoDispose() {
     m_channel = nullptr;
-    m_wire = nullptr;
+    m_peer = nullptr;
     m_node = nullptr;
     ns3::NetDevice::DoDispose();
 }
@@ -161,7 +160,29 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
         ScheduleMember<&RoceNetDevice::TransmitComplete>(txPs, this, reinterpret_cast<uint64_t>(nextFrame));
         m_donePending = true;
     }
-    m_wire->Transmit(this, packet, txPs);
+    Propagate(packet, txPs);
+}
+
+void RoceNetDevice::Propagate(RocePacket* packet, TimePs txPs) {
+    if ((!m_linkUp || m_lossy) && m_channel->Loses(this, packet)) {
+        m_pool->release(packet);
+        return;
+    }
+    m_peer->HintArrival(*packet);
+    packet->cableEpoch = m_linkEpoch;
+    // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
+    ScheduleMember<&RoceNetDevice::Deliver>(m_peer->ArrivalPs(*packet, txPs) + m_delayPs, m_peer,
+                                            reinterpret_cast<uint64_t>(packet));
+}
+
+void RoceNetDevice::Deliver(uint64_t arg) {
+    RocePacket* packet = reinterpret_cast<RocePacket*>(arg);
+    if (!m_linkUp || packet->cableEpoch != m_linkEpoch) {
+        m_channel->LostInFlight(packet);
+        m_pool->release(packet);
+        return;
+    }
+    ReceiveFrame(packet);
 }
 
 void RoceNetDevice::Capture(const RocePacket& packet) {
@@ -268,10 +289,6 @@ void RoceNetDevice::PauseExpired(uint64_t generation) {
         ScheduleWake(next);
     }
     Kick();
-}
-
-void RoceNetDevice::ReleaseLost(RocePacket* packet) {
-    m_pool->release(packet);
 }
 
 void RoceNetDevice::NotifyLinkChange(bool up) {

@@ -84,8 +84,16 @@ public:
 
     // From the channel.
     void ReceiveFrame(RocePacket* packet);
-    void ReleaseLost(RocePacket* packet);
     void NotifyLinkChange(bool up);
+    // What every frame needs of the cable (the far device, the delay, whether frames may be lost, its
+    // failure count) is mirrored here by the channel whenever it changes (attach, attributes, up/down), so
+    // that a frame's transmission and delivery read the two devices and not the channel object as well.
+    void MirrorCable(RoceNetDevice* peer, TimePs delayPs, bool lossy, uint32_t epoch) {
+        m_peer = peer;
+        m_delayPs = delayPs;
+        m_lossy = lossy;
+        m_linkEpoch = epoch;
+    }
 
     // Every frame this port sends is also written to `writer` as real Ethernet/IPv4/UDP/RoCEv2 or PFC bytes.
     // `hostNodeIds` maps the packets' host indices to topology node ids, which the IP addresses are made
@@ -151,13 +159,17 @@ protected:
 
 private:
     void StartTransmission(RocePacket* packet);
+    // Puts the frame on the cable towards m_peer (or loses it there) and schedules its arrival.
+    void Propagate(RocePacket* packet, TimePs txPs);
+    // The frame's arrival at this device (the event of a delivery: its object is the receiving device).
+    void Deliver(uint64_t packet);
     void TransmitComplete(uint64_t nextFrameHint);  // the hint is for the event loop's prefetch only
     void PauseExpired(uint64_t generation);
     void ScheduleWake(TimePs atPs);
 
     // Grouped by who reads them per frame (the class is line-aligned; ns-3's NetDevice takes the first 32
     // bytes of line 0): line 0 what Kick and a delivery read, line 1 the transmission, line 2 its accounting,
-    // trace and capture, line 3 what the sending side's channel reads of the receiving device. A frame of a
+    // trace, capture and the cable, line 3 what the sending device reads of the receiving one. A frame of a
     // large run then costs four lines of device state, not the seven of a field order by topic.
     RocePortOwner* m_owner = nullptr;
     uint32_t m_port = 0;
@@ -169,8 +181,9 @@ private:
     bool m_donePending = false;
     bool m_dequeuing = false;
     bool m_linkUp = true;
-    TimePs m_lastPauseEndPs = 0;    // the latest of m_pausedUntil: no priority is paused from then on
-    RoceChannel* m_wire = nullptr;  // m_channel's object
+    bool m_lossy = false;         // the cable may lose frames (an error rate): the channel decides each one
+    uint32_t m_linkEpoch = 0;     // the cable's failure count: a frame sent before a failure is lost
+    TimePs m_lastPauseEndPs = 0;  // the latest of m_pausedUntil: no priority is paused from then on
 
     PacketQueue m_control;
     const RocePacket* m_nextFrameHint = nullptr;
@@ -184,6 +197,8 @@ private:
     uint64_t m_txDataFrames = 0;
     PcapWriter* m_pcap = nullptr;
     ns3::TracedCallback<const RocePacket*> m_txTrace;
+    RoceNetDevice* m_peer = nullptr;  // the cable's far end (MirrorCable)
+    TimePs m_delayPs = 0;             // the cable's propagation delay (MirrorCable)
 
     alignas(64) ArrivalHint m_arrivalHint = nullptr;
     void* m_hintOwner = nullptr;

@@ -54,13 +54,11 @@ struct alignas(64) RocePacket {
     uint8_t routeHop = 0;        // forwarding vertices of route passed so far
     bool ecnEcho = false;        // ACK: the acknowledged data carried CE (HPCC-compatible NIC mode)
     bool lastOfMessage = false;  // data: the message's final packet (the receiver ACKs it at once)
-    // On the cable: the end of the channel it is delivered to (0 or 1), and the cable's failure count when
-    // it left (a frame sent before a failure is lost even if the cable came back). The delivery event
-    // carries only the packet.
-    uint8_t cableEnd = 0;
     uint32_t frameBytes =
         0;  // Ethernet frame incl. FCS; preamble and inter-frame gap are added by the device
     uint32_t dstHost = 0;
+    // On the cable: its failure count when the frame left (a frame sent before a failure is lost even if the
+    // cable came back).
     uint32_t cableEpoch = 0;
     uint32_t ingressPort = 0;    // switch bookkeeping: where the frame came in
     RocePacket* next = nullptr;  // intrusive FIFO link
