@@ -7,6 +7,10 @@ namespace mlnet::roce {
 SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
     const std::size_t ports = m_config.ports.size();
     m_in.resize(ports * kPriorities);
+    for (std::size_t i = 0; i < m_in.size(); ++i) {
+        m_in[i].headroomLimitBytes = m_config.ports[i / kPriorities].headroomBytes;
+        m_in[i].alphaShift = static_cast<uint8_t>(m_config.ports[i / kPriorities].alphaShift);
+    }
     m_egress.resize(ports);
     for (std::size_t i = 0; i < ports; ++i) {
         m_egress[i].kminBytes = m_config.ports[i].kminBytes;
@@ -21,9 +25,13 @@ SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
 }
 
 uint64_t SwitchMmu::threshold(uint32_t inPort) const {
+    return threshold(m_in[index(inPort, 0)]);
+}
+
+uint64_t SwitchMmu::threshold(const Ingress& in) const {
     const uint64_t committed = m_headroomTotal + m_reserveTotal + m_sharedUsed;
     const uint64_t free = m_config.bufferBytes > committed ? m_config.bufferBytes - committed : 0;
-    return free >> m_config.ports[inPort].alphaShift;
+    return free >> in.alphaShift;
 }
 
 bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes) {
@@ -36,10 +44,10 @@ bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint3
     // Once a queue spills into headroom it stays there until it drains, so packets are not reordered across
     // pools.
     const bool toShared = (in.headroom == 0 || m_config.referenceAccounting) &&
-                          (sharedGrowth == 0 || sharedAfter <= threshold(inPort));
+                          (sharedGrowth == 0 || sharedAfter <= threshold(in));
     if (toShared) {
         m_sharedUsed += sharedGrowth;
-    } else if (m_config.pfcEnabled && in.headroom + bytes <= m_config.ports[inPort].headroomBytes) {
+    } else if (m_config.pfcEnabled && in.headroom + bytes <= in.headroomLimitBytes) {
         // Each priority has the port's whole headroom: what arrives after its own pause is at most one round
         // trip of the link, whatever the other priorities hold (a shared allowance dropped frames whenever
         // two lossless classes were paused on one port).
@@ -73,7 +81,7 @@ bool SwitchMmu::checkPause(uint32_t inPort, uint8_t priority) {
     if (!m_config.pfcEnabled || in.paused) {
         return false;
     }
-    if (in.headroom > 0 || beyondReserve(in) >= threshold(inPort)) {
+    if (in.headroom > 0 || beyondReserve(in) >= threshold(in)) {
         in.paused = true;
         return true;
     }
@@ -86,7 +94,7 @@ bool SwitchMmu::checkResume(uint32_t inPort, uint8_t priority) {
         return false;
     }
     const uint64_t shared = beyondReserve(in);
-    if (shared == 0 || shared + m_config.resumeOffsetBytes <= threshold(inPort)) {
+    if (shared == 0 || shared + m_config.resumeOffsetBytes <= threshold(in)) {
         in.paused = false;
         return true;
     }

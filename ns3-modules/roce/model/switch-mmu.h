@@ -83,11 +83,17 @@ public:
     const MmuConfig& config() const { return m_config; }
 
 private:
-    struct Ingress {
-        uint64_t bytes = 0;     // everything queued from this (port, priority), reserve included
-        uint64_t headroom = 0;  // part of it held in the port's headroom
+    // An ingress queue's counters and what admission reads of its port's configuration (copied from
+    // m_config.ports, which stays the source), 32 bytes: an admission reads one line, not the counters' and
+    // the configuration array's.
+    struct alignas(32) Ingress {
+        uint64_t bytes = 0;               // everything queued from this (port, priority), reserve included
+        uint64_t headroom = 0;            // part of it held in the port's headroom
+        uint64_t headroomLimitBytes = 0;  // MmuPortConfig::headroomBytes
+        uint8_t alphaShift = 0;           // MmuPortConfig::alphaShift
         bool paused = false;
     };
+    uint64_t threshold(const Ingress& in) const;
     static std::size_t index(uint32_t port, uint8_t priority) {
         return std::size_t{port} * kPriorities + priority;
     }
