@@ -15,6 +15,7 @@
 #include "ns3/simulator.h"
 
 #include "cc-selection.h"
+#include "flagged-traced-callback.h"
 #include "network/hpcc-topology.h"
 #include "network/topology.h"
 #include "roce-channel.h"
@@ -68,6 +69,30 @@ TEST(RoceFabric, SingleFlowRunsAtLineRateWithinHalfAPercentOfTheAnalyticTime) {
 
 // Serialization times: exact closed forms, and the 64-bit fast path gives the 128-bit quotient on both
 // sides of its limit, for rates that do and do not divide 10^12.
+// The device's Tx trace runs only when its flag says a sink is connected: the flag must follow every way in
+// and out (ns-3's accessors call these by the source's type).
+TEST(FlaggedTracedCallback, TheFlagFollowsConnectionsAndSinksGetEveryCall) {
+    bool connected = true;
+    FlaggedTracedCallback<int> trace(&connected);
+    EXPECT_FALSE(connected);
+    int sum = 0;
+    const auto plain = ns3::MakeBoundCallback(
+        +[](int* s, int v) { *s += v; }, &sum);
+    const auto withContext = ns3::MakeBoundCallback(
+        +[](int* s, std::string, int v) { *s += 100 * v; }, &sum);
+    trace.ConnectWithoutContext(plain);
+    EXPECT_TRUE(connected);
+    trace(2);
+    EXPECT_EQ(sum, 2);
+    trace.Connect(withContext, "ctx");
+    trace.DisconnectWithoutContext(plain);
+    EXPECT_TRUE(connected);  // the one with a context is still there
+    trace(1);
+    EXPECT_EQ(sum, 102);
+    trace.Disconnect(withContext, "ctx");
+    EXPECT_FALSE(connected);
+}
+
 TEST(RoceTiming, WireAndBitTimesAreTheExactRoundedQuotients) {
     EXPECT_EQ(wireTimePs(1000, 20, 100'000'000'000ull), 81'600u);  // 8,160 bits at 100 Gb/s
     EXPECT_EQ(wireTimePs(1, 0, 3), 2'666'666'666'667u);            // 8/3 s, rounded to nearest

@@ -55,7 +55,25 @@ void RoceNetDevice::Setup(RocePortOwner* owner, uint32_t port, PacketPool* pool)
 
 void RoceNetDevice::SetCutThrough(bool on) {
     // The header and the preamble before it, at this port's rate.
-    m_cutThroughPs = on ? bitsTimePs(uint64_t{kCutThroughHeaderBytes + 8} * 8, m_rateBps) : 0;
+    m_reception.cutThroughPs = on ? bitsTimePs(uint64_t{kCutThroughHeaderBytes + 8} * 8, m_rateBps) : 0;
+    ReceptionChanged();
+}
+
+void RoceNetDevice::SetArrivalHint(ArrivalHint hint, void* owner) {
+    m_reception.hint = hint;
+    m_reception.hintOwner = owner;
+    ReceptionChanged();
+}
+
+void RoceNetDevice::SetLocalHost(uint32_t host) {
+    m_reception.localHost = host;
+    ReceptionChanged();
+}
+
+void RoceNetDevice::ReceptionChanged() {
+    if (m_peer) {
+        m_peer->m_peerReception = m_reception;
+    }
 }
 
 void RoceNetDevice::Attach(ns3::Ptr<RoceChannel> channel) {
@@ -142,8 +160,10 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
     m_txBytes += packet->frameBytes;
     ++m_txFrames;
     m_txDataFrames += packet->kind == PacketKind::Data;
-    m_txTrace(packet);
-    if (m_pcap) {
+    if (m_txTraced) {
+        m_txTrace(packet);
+    }
+    if (m_capturing) {
         Capture(*packet);
     }
     RoceSimulatorImpl* sim = RoceSimulatorImpl::Current();
@@ -168,10 +188,11 @@ void RoceNetDevice::Propagate(RocePacket* packet, TimePs txPs) {
         m_pool->release(packet);
         return;
     }
-    m_peer->HintArrival(*packet);
+    if (m_peerReception.hint) {
+        m_peerReception.hint(m_peerReception.hintOwner, *packet);
+    }
     packet->cableEpoch = m_linkEpoch;
-    // A cut-through port takes the frame once its header is in; a store-and-forward one when its last bit is.
-    ScheduleMember<&RoceNetDevice::Deliver>(m_peer->ArrivalPs(*packet, txPs) + m_delayPs, m_peer,
+    ScheduleMember<&RoceNetDevice::Deliver>(m_peerReception.ArrivalPs(*packet, txPs) + m_delayPs, m_peer,
                                             reinterpret_cast<uint64_t>(packet));
 }
 

@@ -14,6 +14,7 @@
 #include "ns3/node.h"
 #include "ns3/traced-callback.h"
 
+#include "flagged-traced-callback.h"
 #include "frame-charges.h"
 #include "roce-channel.h"
 #include "roce-packet.h"
@@ -46,29 +47,13 @@ public:
     // A pause frame with nonzero quanta holds its classes until a resume frame, whatever its quanta (the
     // HPCC reference's PFC). false (default): for the quanta's time at this port's rate (802.1Qbb).
     void SetPauseUntilResume(bool on) { m_pauseUntilResume = on; }
-    // When a frame becomes available to the owner after its first bit arrives: at its last bit (the whole
-    // frame) for store-and-forward ports and for frames the owner consumes itself (an NPU's own), else once
-    // the header is in.
-    TimePs ArrivalPs(const RocePacket& packet, TimePs frameTimePs) const {
-        return m_cutThroughPs && m_cutThroughPs < frameTimePs && packet.dstHost != m_localHost
-                   ? m_cutThroughPs
-                   : frameTimePs;
-    }
     // A frame has started towards this port: its owner may start fetching the state the frame will need,
     // which on a large run is out of cache by the time it arrives (a NIC's QP, a propagation delay later).
     // Only a hint: nothing may depend on it, and the frame may still be lost on the cable.
     using ArrivalHint = void (*)(void* owner, const RocePacket& packet);
-    void SetArrivalHint(ArrivalHint hint, void* owner) {
-        m_arrivalHint = hint;
-        m_hintOwner = owner;
-    }
-    void HintArrival(const RocePacket& packet) const {
-        if (m_arrivalHint) {
-            m_arrivalHint(m_hintOwner, packet);
-        }
-    }
+    void SetArrivalHint(ArrivalHint hint, void* owner);
     // Frames for this host are consumed by the owner, so they arrive whole even on cut-through ports.
-    void SetLocalHost(uint32_t host) { m_localHost = host; }
+    void SetLocalHost(uint32_t host);
     static constexpr uint32_t kCutThroughHeaderBytes = 64;
 
     // The frame the owner expects to send after the one it is handing over (its queue's new head), or null:
@@ -85,11 +70,13 @@ public:
     // From the channel.
     void ReceiveFrame(RocePacket* packet);
     void NotifyLinkChange(bool up);
-    // What every frame needs of the cable (the far device, the delay, whether frames may be lost, its
-    // failure count) is mirrored here by the channel whenever it changes (attach, attributes, up/down), so
-    // that a frame's transmission and delivery read the two devices and not the channel object as well.
+    // What every frame needs of the cable (the far device and how it receives, the delay, whether frames
+    // may be lost, its failure count) is mirrored here by the channel whenever it changes (attach,
+    // attributes, up/down, the far device's reception settings), so that a frame's transmission reads this
+    // device only and its delivery the receiving one.
     void MirrorCable(RoceNetDevice* peer, TimePs delayPs, bool lossy, uint32_t epoch) {
         m_peer = peer;
+        m_peerReception = peer ? peer->m_reception : Reception{};
         m_delayPs = delayPs;
         m_lossy = lossy;
         m_linkEpoch = epoch;
@@ -101,6 +88,7 @@ public:
     void SetPcap(PcapWriter* writer, uint32_t nodeId, uint32_t mtuPayloadBytes, bool withInt,
                  const std::vector<uint32_t>* hostNodeIds) {
         m_pcap = writer;
+        m_capturing = writer != nullptr;
         m_hostNodeIds = hostNodeIds;
         m_nodeId = nodeId;
         m_pcapMtu = mtuPayloadBytes;
@@ -158,6 +146,23 @@ protected:
     void DoDispose() override;
 
 private:
+    // How this port receives, as a sending device needs to know it per frame (mirrored into the device at
+    // the cable's other end): whom to hint of an arrival, and when a frame becomes available to the owner
+    // after its first bit arrives.
+    struct Reception {
+        ArrivalHint hint = nullptr;
+        void* hintOwner = nullptr;
+        TimePs cutThroughPs = 0;  // 0: store and forward
+        uint32_t localHost = UINT32_MAX;
+        // At its last bit (the whole frame) for store-and-forward ports and for frames the owner consumes
+        // itself (an NPU's own), else once the header is in.
+        TimePs ArrivalPs(const RocePacket& packet, TimePs frameTimePs) const {
+            return cutThroughPs && cutThroughPs < frameTimePs && packet.dstHost != localHost ? cutThroughPs
+                                                                                             : frameTimePs;
+        }
+    };
+    // This port's reception settings changed: the device at the cable's other end mirrors them again.
+    void ReceptionChanged();
     void StartTransmission(RocePacket* packet);
     // Puts the frame on the cable towards m_peer (or loses it there) and schedules its arrival.
     void Propagate(RocePacket* packet, TimePs txPs);
@@ -168,9 +173,9 @@ private:
     void ScheduleWake(TimePs atPs);
 
     // Grouped by who reads them per frame (the class is line-aligned; ns-3's NetDevice takes the first 32
-    // bytes of line 0): line 0 what Kick and a delivery read, line 1 the transmission, line 2 its accounting,
-    // trace, capture and the cable, line 3 what the sending device reads of the receiving one. A frame of a
-    // large run then costs four lines of device state, not the seven of a field order by topic.
+    // bytes of line 0): line 0 what Kick and a delivery read, line 1 the transmission, line 2 its accounting
+    // and the cable with the far device's reception. A frame costs three lines of its sending device and
+    // one of its receiving device, not the seven of a field order by topic.
     RocePortOwner* m_owner = nullptr;
     uint32_t m_port = 0;
     // A frame is on the wire; after a skipped poll it stays set past the frame's end, until the next Kick()
@@ -182,6 +187,8 @@ private:
     bool m_dequeuing = false;
     bool m_linkUp = true;
     bool m_lossy = false;         // the cable may lose frames (an error rate): the channel decides each one
+    bool m_txTraced = false;      // the Tx trace has sinks (m_txTrace keeps it)
+    bool m_capturing = false;     // m_pcap is set
     uint32_t m_linkEpoch = 0;     // the cable's failure count: a frame sent before a failure is lost
     TimePs m_lastPauseEndPs = 0;  // the latest of m_pausedUntil: no priority is paused from then on
 
@@ -195,16 +202,13 @@ private:
 
     uint64_t m_txFrames = 0;
     uint64_t m_txDataFrames = 0;
-    PcapWriter* m_pcap = nullptr;
-    ns3::TracedCallback<const RocePacket*> m_txTrace;
     RoceNetDevice* m_peer = nullptr;  // the cable's far end (MirrorCable)
     TimePs m_delayPs = 0;             // the cable's propagation delay (MirrorCable)
+    Reception m_peerReception;        // the far end's m_reception (MirrorCable)
 
-    alignas(64) ArrivalHint m_arrivalHint = nullptr;
-    void* m_hintOwner = nullptr;
-    TimePs m_cutThroughPs = 0;
-    uint32_t m_localHost = UINT32_MAX;
-
+    alignas(64) Reception m_reception;  // how this port receives (the source of what peers mirror)
+    PcapWriter* m_pcap = nullptr;
+    FlaggedTracedCallback<const RocePacket*> m_txTrace{&m_txTraced};
     PacketPool* m_pool = nullptr;
     ns3::Ptr<RoceChannel> m_channel;
     ns3::Ptr<ns3::Node> m_node;
