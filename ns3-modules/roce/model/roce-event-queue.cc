@@ -35,7 +35,7 @@ void RoceEventQueue::Clear() {
     for (Lane& lane : m_lanes) {
         lane.head = lane.count = 0;
     }
-    // Every node names a lane whose leaf is empty: Ahead() and Pop() read a valid (empty) lane.
+    // Every node names a lane whose leaf is empty: Pop() reads a valid (empty) lane.
     for (std::size_t n = 0; n < m_treeTs.size(); ++n) {
         const Node leaf = EmptyLeaf(n >= m_laneCount ? n - m_laneCount : 0);
         m_treeTs[n] = leaf.ts;

@@ -76,15 +76,7 @@ uint64_t RoceSimulatorImpl::InsertNs3Event(uint64_t ts, ns3::EventImpl* event, u
 void RoceSimulatorImpl::Run() {
     m_stop = false;
     while (!m_queue.Empty() && !m_stop) {
-        const RoceEventQueue::Entry e = m_queue.Pop();
-        // Start fetching the object and argument (for deliveries the packet, for the end of a frame the
-        // owner's next frame: RoceNetDevice::HintNextFrame) of the event after next: on large networks they
-        // are out of cache, and the event before gives the fetch time to land (k8 all-to-all -4 to -6 %; one
-        // further ahead was slower).
-        if (const RoceEventQueue::Entry* ahead = m_queue.Ahead(1)) {
-            __builtin_prefetch(ahead->object);
-            __builtin_prefetch(reinterpret_cast<const void*>(ahead->arg));
-        }
+        const RoceEventQueue::Entry e = m_queue.Pop();  // also starts fetching a coming event's state
         const bool ns3Event = e.call == &RunNs3Event;
         if (ns3Event && !m_removed.empty() && m_removed.erase(static_cast<ns3::EventImpl*>(e.object))) {
             static_cast<ns3::EventImpl*>(e.object)->Unref();
