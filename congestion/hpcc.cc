@@ -64,8 +64,16 @@ double Hpcc::step(double u, double rcBps, uint32_t stage, uint32_t* nextStage) c
     return std::clamp(r, m_minRateBps, static_cast<double>(m_lineRateBps));
 }
 
+std::size_t Hpcc::stateBytes() const {
+    return static_cast<std::size_t>(reinterpret_cast<const char*>(&m_hopStates) -
+                                    reinterpret_cast<const char*>(this));
+}
+
 void Hpcc::resetSnapshot(const AckSignal& ack) {
-    m_snapshot.assign(ack.hops, ack.hops + ack.numHops);
+    m_snapshot.clear();
+    for (uint32_t i = 0; i < ack.numHops; ++i) {
+        m_snapshot.push_back(snapshotOf(ack.hops[i]));
+    }
     if (m_params.multiRate) {
         m_hopStates.assign(ack.numHops, HopState{1.0, m_refRateBps, 0});
         m_hopRateBps.assign(ack.numHops, 0.0);
@@ -80,14 +88,14 @@ bool Hpcc::pathChanged(const AckSignal& ack) const {
     }
     for (uint32_t i = 0; i < ack.numHops; ++i) {
         if (ack.hops[i].timeNs < m_snapshot[i].timeNs || ack.hops[i].txBytes < m_snapshot[i].txBytes ||
-            (m_params.meanQueue && ack.hops[i].queueByteNs < m_snapshot[i].queueByteNs)) {
+            (m_params.meanQueue && ack.hops[i].queueByteNs < m_snapshot[i].queue)) {
             return true;
         }
     }
     return false;
 }
 
-bool Hpcc::hopUtilisation(const IntHop& now, const IntHop& prev, double* u, uint64_t* tauNs) const {
+bool Hpcc::hopUtilisation(const IntHop& now, const HopSnapshot& prev, double* u, uint64_t* tauNs) const {
     const uint64_t tau = now.timeNs - prev.timeNs;
     if (tau == 0 || now.rateBps == 0) {
         return false;
@@ -96,7 +104,7 @@ bool Hpcc::hopUtilisation(const IntHop& now, const IntHop& prev, double* u, uint
     if (m_params.referenceArithmetic && !m_params.meanQueue && m_bdpBytes > 0) {
         const double txRateBps =
             static_cast<double>((now.txBytes - prev.txBytes) * 8) / (static_cast<double>(tau) * 1e-9);
-        *u = txRateBps / lineBps + static_cast<double>(std::min(now.queueBytes, prev.queueBytes)) *
+        *u = txRateBps / lineBps + static_cast<double>(std::min(now.queueBytes, prev.queue)) *
                                        static_cast<double>(m_lineRateBps) / lineBps /
                                        static_cast<double>(m_bdpBytes);
         *tauNs = tau;
@@ -105,9 +113,8 @@ bool Hpcc::hopUtilisation(const IntHop& now, const IntHop& prev, double* u, uint
     const double txRateBps = static_cast<double>(now.txBytes - prev.txBytes) * 8e9 / static_cast<double>(tau);
     // See HpccParams::meanQueue for why the interval mean is the default.
     const double queueBits =
-        m_params.meanQueue
-            ? static_cast<double>(now.queueByteNs - prev.queueByteNs) / static_cast<double>(tau) * 8
-            : static_cast<double>(std::min(now.queueBytes, prev.queueBytes)) * 8;
+        m_params.meanQueue ? static_cast<double>(now.queueByteNs - prev.queue) / static_cast<double>(tau) * 8
+                           : static_cast<double>(std::min(now.queueBytes, prev.queue)) * 8;
     *u = txRateBps / lineBps + queueBits * 1e9 / (lineBps * m_baseRttNs);
     *tauNs = tau;
     return true;
@@ -159,7 +166,7 @@ void Hpcc::updateSingleRate(const AckSignal& ack, bool commit) {
             maxU = u;
             maxTauNs = tau;
         }
-        m_snapshot[i] = now;
+        m_snapshot[i] = snapshotOf(now);
     }
     if (!any) {
         return;
@@ -194,7 +201,7 @@ void Hpcc::updateMultiRate(const AckSignal& ack, bool commit) {
         st.u = (st.u * (m_baseRttNs - tau) + u * tau) / m_baseRttNs;
         m_hopUpdated[i] = 1;
         any = true;
-        m_snapshot[i] = now;
+        m_snapshot[i] = snapshotOf(now);
     }
     if (!any) {
         return;

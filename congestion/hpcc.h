@@ -72,7 +72,8 @@ public:
     Hpcc(const FlowParams& flow, const HpccParams& params);
 
     const char* name() const override { return "hpcc"; }
-    std::size_t stateBytes() const override { return sizeof(*this); }
+    // What an ACK reads: everything before the per-hop mode's arrays (whose contents live elsewhere).
+    std::size_t stateBytes() const override;
     void onAck(const AckSignal& ack) override;
 
     const HpccParams& params() const { return m_params; }
@@ -94,14 +95,25 @@ private:
     // Rate after one step from reference rate rc at stage `stage` with utilisation u, clamped; the stage the
     // step leads to goes to *nextStage.
     double step(double u, double rcBps, uint32_t stage, uint32_t* nextStage) const;
+    // What the next ACK compares a hop's record with: of the last record, the fields u_i reads (24 bytes
+    // instead of the record's 40: five hops' snapshot is two cache lines, not four).
+    struct HopSnapshot {
+        uint64_t timeNs;
+        uint64_t txBytes;
+        uint64_t queue;  // queueByteNs with HpccParams::meanQueue, else queueBytes
+    };
+    HopSnapshot snapshotOf(const IntHop& hop) const {
+        return {hop.timeNs, hop.txBytes, m_params.meanQueue ? hop.queueByteNs : hop.queueBytes};
+    }
     void resetSnapshot(const AckSignal& ack);
     bool pathChanged(const AckSignal& ack) const;
     // u_i of hop i from the ACK's record and the stored one; false when the hop gives no usable sample.
-    bool hopUtilisation(const IntHop& now, const IntHop& prev, double* u, uint64_t* tauNs) const;
+    bool hopUtilisation(const IntHop& now, const HopSnapshot& prev, double* u, uint64_t* tauNs) const;
     void updateSingleRate(const AckSignal& ack, bool commit);
     void updateMultiRate(const AckSignal& ack, bool commit);
     void setRate(double rateBps);
 
+    // What every ACK reads first (with thousands of flows an ACK fetches it from memory: stateBytes()).
     HpccParams m_params;
     uint64_t m_lineRateBps;
     uint64_t m_bdpBytes;
@@ -109,14 +121,16 @@ private:
     double m_minRateBps;
 
     bool m_initialised = false;
+    uint32_t m_stage = 0;
     uint64_t m_lastUpdateSeq = 0;
+    double m_u = 1;
+    double m_refRateBps;
     // The last records per hop, inside the object for paths of up to kInlineHops switches (a fat-tree's five
     // and more): every ACK reads them, and with thousands of flows a separate array is one more cache miss.
     static constexpr std::size_t kInlineHops = 6;
-    boost::container::small_vector<IntHop, kInlineHops> m_snapshot;
-    double m_u = 1;
-    double m_refRateBps;
-    uint32_t m_stage = 0;
+    boost::container::small_vector<HopSnapshot, kInlineHops> m_snapshot;
+
+    // The per-hop mode's (multiRate) state, after what the single-rate mode reads.
     std::vector<HopState> m_hopStates;
     // Per-ACK scratch of the per-hop mode, kept as members so that steady-state ACKs do not allocate.
     std::vector<double> m_hopRateBps;
