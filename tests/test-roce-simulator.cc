@@ -26,8 +26,9 @@ namespace {
 using Key = std::pair<uint64_t, uint64_t>;
 
 // Interleaves pushes and pops with delays drawn by `delay` and checks every pop against an ordered set.
+// newest: push with PushNewest (the uids here only grow), as the simulator does.
 void CheckAgainstReference(RoceEventQueue& queue, const std::function<uint64_t(std::mt19937_64&)>& delay,
-                           uint64_t seed, int operations) {
+                           uint64_t seed, int operations, bool newest = false) {
     std::mt19937_64 rng(seed);
     std::set<Key> reference;
     uint64_t now = 0, uid = 0;
@@ -35,7 +36,11 @@ void CheckAgainstReference(RoceEventQueue& queue, const std::function<uint64_t(s
         const bool push = reference.empty() || (rng() % 100) < 52;
         if (push) {
             const uint64_t ts = now + delay(rng);
-            queue.Push({ts, uid, nullptr, nullptr, uid});
+            if (newest) {
+                queue.PushNewest(ts, uid, nullptr, nullptr, uid);
+            } else {
+                queue.Push({ts, uid, nullptr, nullptr, uid});
+            }
             reference.insert({ts, uid});
             ++uid;
         } else {
@@ -87,6 +92,14 @@ TEST(RoceEventQueue, DefaultGeometryWithPacketLikeDelays) {
             return kinds[rng() % 6] + (rng() % 3 == 0 ? rng() % 2000 : 0);
         },
         2, 300000);
+    RoceEventQueue newest;
+    CheckAgainstReference(
+        newest,
+        [](std::mt19937_64& rng) -> uint64_t {
+            const uint64_t kinds[] = {81920, 1000000, 1081920, 0, 55000000, 4000000000};
+            return kinds[rng() % 6] + (rng() % 3 == 0 ? rng() % 2000 : 0);
+        },
+        7, 300000, /*newest=*/true);
 }
 
 TEST(RoceEventQueue, LongIdleGapsBetweenBursts) {
@@ -132,7 +145,7 @@ TEST(RoceEventQueue, ReservedUidsPushedLaterPopInOrder) {
         const uint64_t r = rng() % 100;
         if (r < 40 || reference.empty()) {
             const uint64_t ts = now + kinds[rng() % 4];
-            queue.Push({ts, uid, nullptr, nullptr, uid});
+            queue.PushNewest(ts, uid, nullptr, nullptr, uid);  // above every uid so far, reserved ones too
             reference.insert({ts, uid++});
         } else if (r < 50) {
             reserved.push_back({now + kinds[rng() % 4], uid++});

@@ -47,19 +47,19 @@ void RoceEventQueue::Clear() {
     m_size = 0;
 }
 
-RoceEventQueue::Lane* RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) {
+unsigned RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) {
     // A delay gets a lane on its second lane-less push in a row to its candidate entry: one-off delays
     // (pacing wake-ups, timers) stay in the heap, or they would take the lanes with single entries.
     uint64_t& candidate = m_candidate[slot >> kCandidateShift];
     if (candidate != delay) {
         candidate = delay;
-        return nullptr;
+        return kNoLane;
     }
     // Its slot may name another delay's lane (two delays hashed alike): it may have one already.
     for (std::size_t i = 0; i < SortedLane(); ++i) {
         if (m_lanes[i].delay == delay) {
             m_slotLane[slot] = static_cast<uint8_t>(i);
-            return &m_lanes[i];
+            return static_cast<unsigned>(i);
         }
     }
     // An empty lane: one that never held a delay, else the one idle longest. A hot delay's lane empties for
@@ -80,7 +80,7 @@ RoceEventQueue::Lane* RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) 
         }
     }
     if (chosen == m_laneCount) {
-        return nullptr;  // every lane holds entries: the heap takes it
+        return kNoLane;  // every lane holds entries: the heap takes it
     }
     Lane& lane = m_lanes[chosen];
     if (lane.delay != UINT64_MAX && m_slotLane[SlotOf(lane.delay)] == chosen) {
@@ -88,7 +88,7 @@ RoceEventQueue::Lane* RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) 
     }
     lane.delay = delay;
     m_slotLane[slot] = static_cast<uint8_t>(chosen);
-    return &lane;
+    return static_cast<unsigned>(chosen);
 }
 
 void RoceEventQueue::Grow(std::size_t index) {

@@ -41,8 +41,15 @@ public:
 
     // Takes the fields one by one: an Entry built on the caller's stack and copied in 16-byte pieces stalls
     // on its own 8-byte stores (store forwarding fails).
-    void Push(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg);
+    void Push(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
+        PushTo<false>(ts, uid, call, object, arg);
+    }
     void Push(const Entry& e) { Push(e.ts, e.uid, e.call, e.object, e.arg); }
+    // An entry whose uid is above every uid pushed before (a simulator numbering its events as they are
+    // scheduled): it extends its lane without comparing with the lane's last entry.
+    void PushNewest(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
+        PushTo<true>(ts, uid, call, object, arg);
+    }
     // An entry whose uid was taken earlier (RoceSimulatorImpl::ScheduleCallAt): it is older than what its
     // delay's lane holds, so it cannot join that lane. It is sorted into a lane of its own instead, the last,
     // which no delay is given: in a packet run such entries (end-of-frame polls that were skipped, then
@@ -143,7 +150,12 @@ private:
     std::size_t SortedLane() const {
         return m_laneCount - 1;
     }
-    Lane* AssignLane(uint64_t delay, unsigned slot);
+    // The lane `delay` may use from now on, or kNoLane (the heap takes the entry).
+    unsigned AssignLane(uint64_t delay, unsigned slot);
+    // Inlined into every scheduling site: it is a few instructions on its common path, and out of line the
+    // call costs about as much again.
+    template <bool kNewest>
+    [[gnu::always_inline]] void PushTo(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg);
     void Grow(std::size_t lane);
     void HeapPush(const Entry& e);
     Entry HeapPop();
@@ -163,32 +175,42 @@ private:
     static constexpr uint64_t kPrefetchSlots = 32;
 };
 
-inline void RoceEventQueue::Push(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
+template <bool kNewest>
+[[gnu::always_inline]] inline void RoceEventQueue::PushTo(uint64_t ts, uint64_t uid, Call call, void* object,
+                                                          uint64_t arg) {
     ++m_size;
     if (ts >= m_now) {
         const uint64_t delay = ts - m_now;
         const unsigned slot = SlotOf(delay);
-        const uint8_t index = m_slotLane[slot];
-        Lane* lane =
-            index != kNoLane && m_lanes[index].delay == delay ? &m_lanes[index] : AssignLane(delay, slot);
-        if (lane != nullptr) {
-            const std::size_t i = static_cast<std::size_t>(lane - m_lanes.data());
-            if (lane->count == 0) {
-                if (lane->mask == 0) {
+        unsigned i = m_slotLane[slot];
+        if (i == kNoLane || m_lanes[i].delay != delay) {
+            i = AssignLane(delay, slot);
+        }
+        if (i != kNoLane) {
+            Lane& lane = m_lanes[i];
+            if (lane.count == 0) {
+                if (lane.mask == 0) {
                     Grow(i);
                 }
-                Fill(lane->ring[lane->head], ts, uid, call, object, arg);
-                lane->count = 1;
+                Fill(lane.ring[lane.head], ts, uid, call, object, arg);
+                lane.count = 1;
                 Replay(i, {ts, Tag(uid, i)});
                 return;
             }
-            const Entry& tail = lane->ring[(lane->head + lane->count - 1) & lane->mask];
-            if (!(Key(ts, uid) < Key(tail.ts, tail.uid))) {
-                if (lane->count == lane->mask + 1) {
+            // An entry with a later uid than every one before extends its delay's lane in order (its time
+            // is no earlier either: the same delay from a clock that never goes back); another one is
+            // checked against the lane's last.
+            bool inOrder = true;
+            if (!kNewest) {
+                const Entry& tail = lane.ring[(lane.head + lane.count - 1) & lane.mask];
+                inOrder = !(Key(ts, uid) < Key(tail.ts, tail.uid));
+            }
+            if (inOrder) {
+                if (lane.count == lane.mask + 1) {
                     Grow(i);
                 }
-                Fill(lane->ring[(lane->head + lane->count) & lane->mask], ts, uid, call, object, arg);
-                ++lane->count;
+                Fill(lane.ring[(lane.head + lane.count) & lane.mask], ts, uid, call, object, arg);
+                ++lane.count;
                 return;
             }
         }

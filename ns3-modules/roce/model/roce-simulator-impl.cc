@@ -69,7 +69,7 @@ void RoceSimulatorImpl::RunNs3Event(void* event, uint64_t) {
 
 uint64_t RoceSimulatorImpl::InsertNs3Event(uint64_t ts, ns3::EventImpl* event, uint32_t context) {
     const uint64_t uid = m_nextUid++;
-    m_queue.Push({ts, uid, &RunNs3Event, event, context});
+    m_queue.PushNewest(ts, uid, &RunNs3Event, event, context);
     return uid;
 }
 

@@ -34,7 +34,7 @@ public:
     static RoceSimulatorImpl* Current() { return s_current; }
     // Runs call(object, arg) after delayPs (picoseconds: the model sets ns-3's resolution to them).
     void ScheduleCall(TimePs delayPs, Call call, void* object, uint64_t arg) {
-        m_queue.Push(m_now + delayPs, m_nextUid++, call, object, arg);
+        m_queue.PushNewest(m_now + delayPs, m_nextUid++, call, object, arg);
     }
     TimePs NowPs() const { return m_now; }
     // An event that may never be needed keeps its place in the order: take its uid now, when it would have
