@@ -10,7 +10,9 @@
 
 #include "pcap-writer.h"
 #include "roce-channel.h"
+#include "roce-nic.h"
 #include "roce-simulator-impl.h"
+#include "roce-switch.h"
 #include "roce-timing.h"
 #include "wire-format.h"
 
@@ -49,6 +51,9 @@ void RoceNetDevice::SetDataRate(ns3::DataRate rate) {
 
 void RoceNetDevice::Setup(RocePortOwner* owner, uint32_t port, PacketPool* pool) {
     m_owner = owner;
+    m_ownerKind = dynamic_cast<RoceSwitch*>(owner) ? OwnerKind::Switch
+                  : dynamic_cast<RoceNic*>(owner)  ? OwnerKind::Nic
+                                                   : OwnerKind::Other;
     m_port = port;
     m_pool = pool;
 }
@@ -121,6 +126,44 @@ uint8_t RoceNetDevice::PausedMask() const {
     return mask;
 }
 
+RocePacket* RoceNetDevice::OwnerDequeue(uint8_t pausedMask) {
+    switch (m_ownerKind) {
+        case OwnerKind::Switch:
+            return static_cast<RoceSwitch*>(m_owner)->RoceSwitch::Dequeue(m_port, pausedMask);
+        case OwnerKind::Nic:
+            return static_cast<RoceNic*>(m_owner)->RoceNic::Dequeue(m_port, pausedMask);
+        case OwnerKind::Other:
+            break;
+    }
+    return m_owner->Dequeue(m_port, pausedMask);
+}
+
+bool RoceNetDevice::OwnerHasNothingToSend() const {
+    switch (m_ownerKind) {
+        case OwnerKind::Switch:
+            return static_cast<const RoceSwitch*>(m_owner)->RoceSwitch::NothingToSend(m_port);
+        case OwnerKind::Nic:
+            return static_cast<const RoceNic*>(m_owner)->RoceNic::NothingToSend(m_port);
+        case OwnerKind::Other:
+            break;
+    }
+    return m_owner->NothingToSend(m_port);
+}
+
+void RoceNetDevice::OwnerReceive(RocePacket* packet) {
+    switch (m_ownerKind) {
+        case OwnerKind::Switch:
+            static_cast<RoceSwitch*>(m_owner)->RoceSwitch::Receive(m_port, packet);
+            return;
+        case OwnerKind::Nic:
+            static_cast<RoceNic*>(m_owner)->RoceNic::Receive(m_port, packet);
+            return;
+        case OwnerKind::Other:
+            break;
+    }
+    m_owner->Receive(m_port, packet);
+}
+
 void RoceNetDevice::Kick() {
     if (m_busy && !m_donePending) {
         // Without our implementation (disposed, or another one chosen since) the place in the order cannot be
@@ -146,7 +189,7 @@ void RoceNetDevice::Kick() {
         return;
     }
     m_dequeuing = true;
-    RocePacket* packet = m_control.empty() ? m_owner->Dequeue(m_port, PausedMask()) : m_control.pop();
+    RocePacket* packet = m_control.empty() ? OwnerDequeue(PausedMask()) : m_control.pop();
     m_dequeuing = false;
     if (packet) {
         StartTransmission(packet);
@@ -169,7 +212,7 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
     RoceSimulatorImpl* sim = RoceSimulatorImpl::Current();
     const RocePacket* nextFrame = m_nextFrameHint;
     m_nextFrameHint = nullptr;
-    if (sim && m_control.empty() && m_owner->NothingToSend(m_port)) {
+    if (sim && m_control.empty() && OwnerHasNothingToSend()) {
         // Nothing waits: the poll at the end of this frame would find nothing unless something arrives (or a
         // pause ends) first, and each of those calls Kick(). Kick() schedules the poll then; most idle ports
         // never need it (a third of an incast's events were such polls).
@@ -243,7 +286,7 @@ void RoceNetDevice::SendPause(uint8_t classes, uint16_t quanta) {
 
 void RoceNetDevice::ReceiveFrame(RocePacket* packet) {
     if (packet->kind != PacketKind::Pause) {
-        m_owner->Receive(m_port, packet);
+        OwnerReceive(packet);
         return;
     }
     ++m_pauseRx;

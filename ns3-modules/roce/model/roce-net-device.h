@@ -163,6 +163,10 @@ private:
     };
     // This port's reception settings changed: the device at the cable's other end mirrors them again.
     void ReceptionChanged();
+    // The owner's side of a frame, called by m_ownerKind.
+    RocePacket* OwnerDequeue(uint8_t pausedMask);
+    bool OwnerHasNothingToSend() const;
+    void OwnerReceive(RocePacket* packet);
     void StartTransmission(RocePacket* packet);
     // Puts the frame on the cable towards m_peer (or loses it there) and schedules its arrival.
     void Propagate(RocePacket* packet, TimePs txPs);
@@ -186,9 +190,13 @@ private:
     bool m_donePending = false;
     bool m_dequeuing = false;
     bool m_linkUp = true;
-    bool m_lossy = false;         // the cable may lose frames (an error rate): the channel decides each one
-    bool m_txTraced = false;      // the Tx trace has sinks (m_txTrace keeps it)
-    bool m_capturing = false;     // m_pcap is set
+    bool m_lossy = false;      // the cable may lose frames (an error rate): the channel decides each one
+    bool m_txTraced = false;   // the Tx trace has sinks (m_txTrace keeps it)
+    bool m_capturing = false;  // m_pcap is set
+    // Which of the model's owners m_owner is: the per-frame calls into it (Dequeue, NothingToSend, Receive)
+    // are then direct calls the compiler can inline, not virtual ones through a base-class thunk.
+    enum class OwnerKind : uint8_t { Other, Switch, Nic };
+    OwnerKind m_ownerKind = OwnerKind::Other;
     uint32_t m_linkEpoch = 0;     // the cable's failure count: a frame sent before a failure is lost
     TimePs m_lastPauseEndPs = 0;  // the latest of m_pausedUntil: no priority is paused from then on
 
