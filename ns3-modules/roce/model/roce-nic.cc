@@ -196,10 +196,12 @@ bool RoceNic::WindowOpen(const QueuePair& q) const {
 void RoceNic::RingInsert(uint32_t qp) {
     QueuePair& q = m_qps[qp];
     q.state = QpState::Ready;
-    uint32_t& head = m_ports[q.port].ringHead[q.priority];
+    Port& port = m_ports[q.port];
+    uint32_t& head = port.ringHead[q.priority];
     if (head == kNone) {
         q.prev = q.next = qp;
         head = qp;
+        port.ringsNonEmpty |= static_cast<uint8_t>(1u << q.priority);
         return;
     }
     // Insert just before the head: the newcomer is served after everyone already waiting.
@@ -212,9 +214,11 @@ void RoceNic::RingInsert(uint32_t qp) {
 
 void RoceNic::RingRemove(uint32_t qp) {
     QueuePair& q = m_qps[qp];
-    uint32_t& head = m_ports[q.port].ringHead[q.priority];
+    Port& port = m_ports[q.port];
+    uint32_t& head = port.ringHead[q.priority];
     if (q.next == qp) {
         head = kNone;
+        port.ringsNonEmpty &= static_cast<uint8_t>(~(1u << q.priority));
     } else {
         m_qps[q.prev].next = q.next;
         m_qps[q.next].prev = q.prev;
@@ -369,11 +373,13 @@ RocePacket* RoceNic::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
         q.state = QpState::Idle;
         Activate(qp, /*kick=*/false);  // the device is asking us already
     }
-    for (int k = 0; k < kNumPriorities; ++k) {
-        const int priority = (port.lastPriority + 1 + k) % kNumPriorities;
-        if (pausedMask >> priority & 1) {
-            continue;
-        }
+    // The priorities with a QP ready and not paused, from the one after the last served round to it (only
+    // ring `priority` changes below, so the set is taken once).
+    const unsigned ready = port.ringsNonEmpty & ~pausedMask & 0xffu;
+    const unsigned start = static_cast<unsigned>(port.lastPriority + 1) % kNumPriorities;
+    for (unsigned order = (ready >> start | ready << (kNumPriorities - start)) & 0xffu; order != 0;
+         order &= order - 1) {
+        const int priority = static_cast<int>((start + __builtin_ctz(order)) % kNumPriorities);
         while (port.ringHead[priority] != kNone) {
             const uint32_t qp = port.ringHead[priority];
             QueuePair& q = m_qps[qp];

@@ -230,6 +230,7 @@ private:
         ns3::Ptr<RoceNetDevice> device;
         PacketQueue control;
         uint32_t ringHead[kNumPriorities];
+        uint8_t ringsNonEmpty = 0;  // bit p: ringHead[p] names a QP
         int lastPriority = 0;
         std::vector<std::pair<TimePs, uint32_t>> pacing;  // min-heap on next-available time
         TimePs wakeAtPs = 0;
