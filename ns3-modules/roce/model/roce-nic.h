@@ -118,6 +118,15 @@ public:
     void SetConnectionClosedHook(Done hook) { m_closed = std::move(hook); }
 
     RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) override;
+    // No control frame, no QP ready, and a wake-up armed for the earliest paced QP (a poll that finds nothing
+    // arms it): whatever makes a QP ready then (an ACK, a new message, a timer, that wake-up) prompts the
+    // device. Under NicArbitration::ScanAll the scan itself decides, so never.
+    bool NothingToSend(uint32_t portIndex) const override {
+        const Port& port = m_ports[portIndex];
+        return m_settings.arbitration == NicArbitration::ReadyRing && port.control.empty() &&
+               port.ringsNonEmpty == 0 &&
+               (port.pacing.empty() || (port.wakePending && port.wakeAtPs <= port.pacing.front().first));
+    }
     void Receive(uint32_t port, RocePacket* packet) override;
 
     uint32_t Host() const { return m_host; }
