@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "ns3/config.h"
 #include "ns3/global-value.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -282,7 +284,9 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
         std::vector<PfcEvent> pfc;
         uint64_t events = 0;
     };
-    auto run = [](bool ns3Default, DataScheduler scheduler, bool dcqcn) {
+    // cc: "" for none, else a congestion control with the config preset (DCQCN: paced QPs; HPCC: windows,
+    // whose ACKs make a blocked QP eligible while a frame is on the wire).
+    auto run = [](bool ns3Default, DataScheduler scheduler, const std::string& cc) {
         Run r;
         if (ns3Default) {
             setenv("NS_GLOBAL_VALUE", "SimulatorImplementationType=ns3::DefaultSimulatorImpl", 1);
@@ -295,9 +299,8 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
             config.ecn = {{k100G, 20'000, 200'000, 0.2}};
             config.bufferBytes = 1 << 20;  // small, so that the incast pauses the senders
             config.switches.scheduler = scheduler;
-            if (dcqcn) {
-                applyCongestionControl(config,
-                                       selectCongestionControl(HpccConfig{}, "dcqcn", "config", diag));
+            if (!cc.empty()) {
+                applyCongestionControl(config, selectCongestionControl(HpccConfig{}, cc, "config", diag));
             }
             LinkSettings link;
             link.rateBps = k100G;
@@ -327,12 +330,13 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
         return r;
     };
     // Per-packet round robin over the classes, and deficit round robin (whose idle polls must not move it).
-    for (const auto& [scheduler, dcqcn] :
-         {std::pair{DataScheduler::RoundRobin, false}, std::pair{DataScheduler::DeficitRoundRobin, false},
-          std::pair{DataScheduler::RoundRobin, true}}) {
-        SCOPED_TRACE(dcqcn ? "DCQCN" : "no congestion control");
-        const Run ns3Run = run(true, scheduler, dcqcn);
-        const Run ours = run(false, scheduler, dcqcn);
+    for (const auto& [scheduler, cc] : {std::pair{DataScheduler::RoundRobin, std::string()},
+                                        std::pair{DataScheduler::DeficitRoundRobin, std::string()},
+                                        std::pair{DataScheduler::RoundRobin, std::string("dcqcn")},
+                                        std::pair{DataScheduler::RoundRobin, std::string("hpcc")}}) {
+        SCOPED_TRACE(cc.empty() ? "no congestion control" : cc);
+        const Run ns3Run = run(true, scheduler, cc);
+        const Run ours = run(false, scheduler, cc);
         ASSERT_EQ(ours.fct.size(), 255u);
         ASSERT_EQ(ns3Run.fct.size(), ours.fct.size());
         for (std::size_t i = 0; i < ours.fct.size(); ++i) {
@@ -347,6 +351,80 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
         }
         // Idle ports' polls were skipped, so fewer events ran.
         EXPECT_LT(ours.events, ns3Run.events);
+    }
+}
+
+// A window-limited QP whose ACK arrives while its own last frame is on the wire becomes eligible exactly when
+// that frame ends, after the port's end-of-frame poll was skipped: the poll must come back in its own place
+// (ns-3's default implementation sends the QP's next frame from it), not leave the send to the later wake-up,
+// which runs after whatever else is due at that instant. Cable delays on a grid of the frame time make such
+// instants shared; the test compares the order in which every port starts its frames, instant ties included.
+TEST(RoceSimulatorImpl, SkippedPollsKeepTheirPlaceWhenAWindowOpensDuringTheFrame) {
+    struct Start {
+        std::string port;  // the device's trace context (node and device index)
+        TimePs atPs;
+        PacketKind kind;
+        uint64_t flow, seq;
+        bool operator==(const Start& o) const {
+            return port == o.port && atPs == o.atPs && kind == o.kind && flow == o.flow && seq == o.seq;
+        }
+    };
+    static std::vector<Start>* starts = nullptr;
+    auto run = [](bool ns3Default, TimePs delayPs, uint64_t windowBytes) {
+        if (ns3Default) {
+            setenv("NS_GLOBAL_VALUE", "SimulatorImplementationType=ns3::DefaultSimulatorImpl", 1);
+            ns3::GlobalValue::Bind("SimulatorImplementationType",
+                                   ns3::StringValue("ns3::DefaultSimulatorImpl"));
+        }
+        std::vector<Start> log;
+        starts = &log;
+        {
+            Diagnostics diag;
+            FabricSettings config;
+            config.ecn = {{k100G, 100'000, 400'000, 0.2}};
+            config.bufferBytes = 32ull << 20;
+            config.windowBytes = windowBytes;
+            LinkSettings link;
+            link.rateBps = k100G;
+            link.delayPs = delayPs;
+            TestNetwork net(std::make_shared<const TopologySpec>(buildStar(3, link)), config, diag);
+            EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+            ns3::Config::Connect("/NodeList/*/DeviceList/*/$mlnet::roce::RoceNetDevice/Tx",
+                                 ns3::MakeCallback(+[](std::string context, const RocePacket* p) {
+                                     starts->push_back({context, nowPs(), p->kind, p->flow, p->seq});
+                                 }));
+            // Two senders towards one host in step, and one pair in both directions.
+            net.runner.AddFlow(0, 1, 40'000, 3, 100, 0);
+            net.runner.AddFlow(2, 1, 40'000, 3, 100, 0);
+            net.runner.AddFlow(1, 0, 40'000, 3, 100, 0);
+            EXPECT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+        }
+        starts = nullptr;
+        if (ns3Default) {
+            unsetenv("NS_GLOBAL_VALUE");
+        }
+        UsePicosecondTime();
+        return log;
+    };
+    const TimePs framePs = 86'560;  // a 1,082-byte data frame at 100 Gb/s
+    for (uint64_t windowBytes : {3'000ull, 5'000ull, 8'000ull}) {
+        for (TimePs quarters = 1; quarters <= 12; ++quarters) {
+            const TimePs delayPs = framePs * quarters / 4;
+            SCOPED_TRACE("window " + std::to_string(windowBytes) + " B, delay " + std::to_string(delayPs) +
+                         " ps");
+            const std::vector<Start> expected = run(true, delayPs, windowBytes);
+            const std::vector<Start> ours = run(false, delayPs, windowBytes);
+            ASSERT_GT(expected.size(), 0u);
+            ASSERT_EQ(ours.size(), expected.size());
+            std::size_t firstDifference = 0;
+            while (firstDifference < ours.size() && ours[firstDifference] == expected[firstDifference]) {
+                ++firstDifference;
+            }
+            EXPECT_EQ(firstDifference, ours.size())
+                << "frame start " << firstDifference << ": " << ours[firstDifference].port << " at "
+                << ours[firstDifference].atPs << " ps, expected " << expected[firstDifference].port << " at "
+                << expected[firstDifference].atPs << " ps";
+        }
     }
 }
 

@@ -252,6 +252,11 @@ void RoceNic::Activate(uint32_t qp, bool kick) {
         port.pacing.emplace_back(q.nextAvailPs, qp);
         std::push_heap(port.pacing.begin(), port.pacing.end(), std::greater<>());
         WakeAt(q.port, q.nextAvailPs);
+        // The port may have skipped the poll at the end of its frame (NothingToSend); if the QP is due by
+        // then, that poll, not the later wake-up, must send it: Kick() puts the poll back in its place.
+        if (kick) {
+            port.device->Kick();
+        }
         return;
     }
     RingInsert(qp);

@@ -74,7 +74,7 @@ struct FlowCompletion {
     bool closed;          // the connection closed with this message (one-message connections)
 };
 
-class RoceNic : public ns3::Object, public RocePortOwner {
+class RoceNic final : public ns3::Object, public RocePortOwner {
 public:
     static ns3::TypeId GetTypeId();
     RoceNic();
@@ -119,8 +119,9 @@ public:
 
     RocePacket* Dequeue(uint32_t port, uint8_t pausedMask) override;
     // No control frame, no QP ready, and a wake-up armed for the earliest paced QP (a poll that finds nothing
-    // arms it): whatever makes a QP ready then (an ACK, a new message, a timer, that wake-up) prompts the
-    // device. Under NicArbitration::ScanAll the scan itself decides, so never.
+    // arms it): whatever makes a QP ready or paced then (an ACK, a new message, a timer, that wake-up)
+    // prompts the device, which puts a skipped poll back in its place. Under NicArbitration::ScanAll the
+    // scan itself decides, so never.
     bool NothingToSend(uint32_t portIndex) const override {
         const Port& port = m_ports[portIndex];
         return m_settings.arbitration == NicArbitration::ReadyRing && port.control.empty() &&
