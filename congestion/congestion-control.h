@@ -45,7 +45,8 @@ class CongestionControl {
 public:
     virtual ~CongestionControl() = default;
     virtual const char* name() const = 0;
-    // The object's size: a NIC with thousands of flows fetches an algorithm's state in one go before an ACK.
+    // The bytes from the object's start that an ACK reads (at most its size): a NIC with thousands of flows
+    // fetches them in one go before it hands the algorithm an ACK.
     virtual std::size_t stateBytes() const = 0;
 
     virtual void onAck(const AckSignal&) {}

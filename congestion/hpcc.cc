@@ -88,7 +88,7 @@ bool Hpcc::pathChanged(const AckSignal& ack) const {
     }
     for (uint32_t i = 0; i < ack.numHops; ++i) {
         if (ack.hops[i].timeNs < m_snapshot[i].timeNs || ack.hops[i].txBytes < m_snapshot[i].txBytes ||
-            (m_params.meanQueue && ack.hops[i].queueByteNs < m_snapshot[i].queue)) {
+            (m_params.meanQueue && ack.hops[i].queueByteNs < m_snapshot[i].queueByteNsOrBytes)) {
             return true;
         }
     }
@@ -104,7 +104,7 @@ bool Hpcc::hopUtilisation(const IntHop& now, const HopSnapshot& prev, double* u,
     if (m_params.referenceArithmetic && !m_params.meanQueue && m_bdpBytes > 0) {
         const double txRateBps =
             static_cast<double>((now.txBytes - prev.txBytes) * 8) / (static_cast<double>(tau) * 1e-9);
-        *u = txRateBps / lineBps + static_cast<double>(std::min(now.queueBytes, prev.queue)) *
+        *u = txRateBps / lineBps + static_cast<double>(std::min(now.queueBytes, prev.queueByteNsOrBytes)) *
                                        static_cast<double>(m_lineRateBps) / lineBps /
                                        static_cast<double>(m_bdpBytes);
         *tauNs = tau;
@@ -113,8 +113,9 @@ bool Hpcc::hopUtilisation(const IntHop& now, const HopSnapshot& prev, double* u,
     const double txRateBps = static_cast<double>(now.txBytes - prev.txBytes) * 8e9 / static_cast<double>(tau);
     // See HpccParams::meanQueue for why the interval mean is the default.
     const double queueBits =
-        m_params.meanQueue ? static_cast<double>(now.queueByteNs - prev.queue) / static_cast<double>(tau) * 8
-                           : static_cast<double>(std::min(now.queueBytes, prev.queue)) * 8;
+        m_params.meanQueue
+            ? static_cast<double>(now.queueByteNs - prev.queueByteNsOrBytes) / static_cast<double>(tau) * 8
+            : static_cast<double>(std::min(now.queueBytes, prev.queueByteNsOrBytes)) * 8;
     *u = txRateBps / lineBps + queueBits * 1e9 / (lineBps * m_baseRttNs);
     *tauNs = tau;
     return true;

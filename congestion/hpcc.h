@@ -100,7 +100,7 @@ private:
     struct HopSnapshot {
         uint64_t timeNs;
         uint64_t txBytes;
-        uint64_t queue;  // queueByteNs with HpccParams::meanQueue, else queueBytes
+        uint64_t queueByteNsOrBytes;  // queueByteNs with HpccParams::meanQueue, else queueBytes
     };
     HopSnapshot snapshotOf(const IntHop& hop) const {
         return {hop.timeNs, hop.txBytes, m_params.meanQueue ? hop.queueByteNs : hop.queueBytes};

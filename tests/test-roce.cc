@@ -67,8 +67,6 @@ TEST(RoceFabric, SingleFlowRunsAtLineRateWithinHalfAPercentOfTheAnalyticTime) {
     EXPECT_NEAR(static_cast<double>(r.idealPs), analyticPs, 0.005 * analyticPs);
 }
 
-// Serialization times: exact closed forms, and the 64-bit fast path gives the 128-bit quotient on both
-// sides of its limit, for rates that do and do not divide 10^12.
 // The device's Tx trace runs only when its flag says a sink is connected: the flag must follow every way in
 // and out (ns-3's accessors call these by the source's type).
 TEST(FlaggedTracedCallback, TheFlagFollowsConnectionsAndSinksGetEveryCall) {
@@ -93,6 +91,8 @@ TEST(FlaggedTracedCallback, TheFlagFollowsConnectionsAndSinksGetEveryCall) {
     EXPECT_FALSE(connected);
 }
 
+// Serialization times: exact closed forms, and the 64-bit fast path gives the 128-bit quotient on both
+// sides of its limit, for rates that do and do not divide 10^12.
 TEST(RoceTiming, WireAndBitTimesAreTheExactRoundedQuotients) {
     EXPECT_EQ(wireTimePs(1000, 20, 100'000'000'000ull), 81'600u);  // 8,160 bits at 100 Gb/s
     EXPECT_EQ(wireTimePs(1, 0, 3), 2'666'666'666'667u);            // 8/3 s, rounded to nearest

@@ -55,7 +55,10 @@ void RoceChannel::Attach(ns3::Ptr<RoceNetDevice> device) {
 void RoceChannel::Mirror() {
     for (int end = 0; end < 2; ++end) {
         if (m_ends[end]) {
-            m_ends[end]->MirrorCable(m_ends[1 - end], m_delayPs, m_lossy, m_epoch);
+            // A cable that is down loses every frame: its devices ask the channel about each while it is
+            // (the channel goes down before it tells either end, so an end told later sends into a down
+            // cable).
+            m_ends[end]->MirrorCable(m_ends[1 - end], m_delayPs, m_lossy || !m_up, m_epoch);
         }
     }
 }
@@ -64,7 +67,7 @@ ns3::Ptr<RoceNetDevice> RoceChannel::Peer(const RoceNetDevice* device) const {
     return m_keep[m_ends[0] == device ? 1 : 0];
 }
 
-bool RoceChannel::Loses(const RoceNetDevice*, const RocePacket* packet) {
+bool RoceChannel::Loses(const RocePacket* packet) {
     if (m_up && !(m_lossy && m_random->GetValue() < m_errorRate)) {
         return false;
     }

@@ -29,9 +29,9 @@ public:
     }
     ns3::Time GetDelay() const { return ns3::PicoSeconds(static_cast<int64_t>(m_delayPs)); }
     // The devices carry frames themselves (RoceNetDevice::Propagate, from what the channel mirrors into
-    // them); the channel decides and counts losses. A frame leaving `from` is lost on the cable (down, or a
+    // them); the channel decides and counts losses. A frame leaving a device is lost on the cable (down, or a
     // draw under the error rate): counted and traced; the caller releases it.
-    bool Loses(const RoceNetDevice* from, const RocePacket* packet);
+    bool Loses(const RocePacket* packet);
     // A frame on the cable when it failed reached its end: counted and traced; the caller releases it.
     void LostInFlight(const RocePacket* packet);
     ns3::Ptr<RoceNetDevice> Peer(const RoceNetDevice* device) const;
@@ -63,8 +63,8 @@ private:
 
     RoceNetDevice* m_ends[2] = {nullptr, nullptr};
     TimePs m_delayPs = 1'000'000;
-    uint32_t m_epoch =
-        0;  // failures so far: frames sent before the last one are lost even if the link came back
+    // Failures so far: frames sent before the last one are lost even if the link came back.
+    uint32_t m_epoch = 0;
     bool m_up = true;
     bool m_lossy = false;  // m_errorRate > 0
     double m_errorRate = 0;

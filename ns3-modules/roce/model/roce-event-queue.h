@@ -5,12 +5,15 @@
 // appended to at its tail and popped at its head, both sequential in memory. A fixed number of lanes feed a
 // winner tree (a tournament over the lanes' heads): a pop replays one path of it, a handful of comparisons
 // without a data-dependent branch, where a heap over the lanes took a mispredicted branch per level. Entries
-// with any other delay (pacing wake-ups, timers, ns-3's own events), and those no lane can take, go to a
-// 4-ary heap; each pop takes the earlier of the two tops, so the order is exact whatever goes where.
+// with an older uid than their lane holds (end-of-frame polls that were skipped, then needed) are sorted into
+// the last lane; entries with any other delay (pacing wake-ups, timers, ns-3's own events), and those no lane
+// can take, go to a 4-ary heap; each pop takes the earlier of the two tops, so the order is exact whatever
+// goes where.
 //
-// Precondition (a simulator's): a pushed entry is never earlier than the last popped one. An entry that
-// would not extend its lane in order (a uid below the lane's last) goes to the heap, so any push order that
-// meets the precondition pops in exact order.
+// Precondition (a simulator's): a pushed entry is never earlier than the last popped one. With Push, an
+// entry that would not extend its lane in order (a uid below the lane's last) goes to the heap, so any push
+// order that meets the precondition pops in exact order; PushNewest (the simulator's) also asks that uids
+// only grow.
 #ifndef MLNET_ROCE_EVENT_QUEUE_H
 #define MLNET_ROCE_EVENT_QUEUE_H
 
@@ -130,7 +133,7 @@ private:
             "sbb %[ts], %[scratch]\n\t"
             "cmovc %[sts], %[ts]\n\t"
             "cmovc %[stag], %[tag]"
-            : [ts] "+r"(ts), [tag] "+r"(tag), [scratch] "=&r"(scratch)
+            : [ts] "+&r"(ts), [tag] "+r"(tag), [scratch] "=&r"(scratch)  // ts is written before stag is read
             : [sts] "r"(siblingTs), [stag] "r"(siblingTag)
             : "cc");
 #else

@@ -129,9 +129,9 @@ uint8_t RoceNetDevice::PausedMask() const {
 RocePacket* RoceNetDevice::OwnerDequeue(uint8_t pausedMask) {
     switch (m_ownerKind) {
         case OwnerKind::Switch:
-            return static_cast<RoceSwitch*>(m_owner)->RoceSwitch::Dequeue(m_port, pausedMask);
+            return static_cast<RoceSwitch*>(m_owner)->Dequeue(m_port, pausedMask);
         case OwnerKind::Nic:
-            return static_cast<RoceNic*>(m_owner)->RoceNic::Dequeue(m_port, pausedMask);
+            return static_cast<RoceNic*>(m_owner)->Dequeue(m_port, pausedMask);
         case OwnerKind::Other:
             break;
     }
@@ -141,9 +141,9 @@ RocePacket* RoceNetDevice::OwnerDequeue(uint8_t pausedMask) {
 bool RoceNetDevice::OwnerHasNothingToSend() const {
     switch (m_ownerKind) {
         case OwnerKind::Switch:
-            return static_cast<const RoceSwitch*>(m_owner)->RoceSwitch::NothingToSend(m_port);
+            return static_cast<const RoceSwitch*>(m_owner)->NothingToSend(m_port);
         case OwnerKind::Nic:
-            return static_cast<const RoceNic*>(m_owner)->RoceNic::NothingToSend(m_port);
+            return static_cast<const RoceNic*>(m_owner)->NothingToSend(m_port);
         case OwnerKind::Other:
             break;
     }
@@ -153,10 +153,10 @@ bool RoceNetDevice::OwnerHasNothingToSend() const {
 void RoceNetDevice::OwnerReceive(RocePacket* packet) {
     switch (m_ownerKind) {
         case OwnerKind::Switch:
-            static_cast<RoceSwitch*>(m_owner)->RoceSwitch::Receive(m_port, packet);
+            static_cast<RoceSwitch*>(m_owner)->Receive(m_port, packet);
             return;
         case OwnerKind::Nic:
-            static_cast<RoceNic*>(m_owner)->RoceNic::Receive(m_port, packet);
+            static_cast<RoceNic*>(m_owner)->Receive(m_port, packet);
             return;
         case OwnerKind::Other:
             break;
@@ -227,7 +227,7 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
 }
 
 void RoceNetDevice::Propagate(RocePacket* packet, TimePs txPs) {
-    if ((!m_linkUp || m_lossy) && m_channel->Loses(this, packet)) {
+    if (m_lossy && m_channel->Loses(packet)) {
         m_pool->release(packet);
         return;
     }
@@ -253,9 +253,8 @@ void RoceNetDevice::Capture(const RocePacket& packet) {
     FrameContext ctx;
     ctx.srcNodeId = m_nodeId;
     ctx.srcPort = m_port;
-    ns3::Ptr<RoceNetDevice> peer = m_channel->Peer(this);
-    ctx.dstNodeId = peer->NodeId();
-    ctx.dstPort = peer->Port();
+    ctx.dstNodeId = m_peer->NodeId();
+    ctx.dstPort = m_peer->Port();
     ctx.mtuPayloadBytes = m_pcapMtu;
     ctx.withInt = m_pcapInt;
     ctx.chargedAsFramed = m_charges.framing == Framing::RoceV2;

@@ -57,8 +57,8 @@ public:
     static constexpr uint32_t kCutThroughHeaderBytes = 64;
 
     // The frame the owner expects to send after the one it is handing over (its queue's new head), or null:
-    // carried by the end-of-frame event, so that the event loop fetches it just before the poll needs it.
-    // Only a hint.
+    // carried by the end-of-frame event, whose argument the event loop fetches when it pops the entry before
+    // it in the same lane. Only a hint.
     void HintNextFrame(const RocePacket* packet) { m_nextFrameHint = packet; }
     // Try to start a transmission now (the owner has something new to send).
     void Kick();
@@ -68,7 +68,6 @@ public:
     uint8_t PausedMask() const;
 
     // From the channel.
-    void ReceiveFrame(RocePacket* packet);
     void NotifyLinkChange(bool up);
     // What every frame needs of the cable (the far device and how it receives, the delay, whether frames
     // may be lost, its failure count) is mirrored here by the channel whenever it changes (attach,
@@ -172,6 +171,7 @@ private:
     void Propagate(RocePacket* packet, TimePs txPs);
     // The frame's arrival at this device (the event of a delivery: its object is the receiving device).
     void Deliver(uint64_t packet);
+    void ReceiveFrame(RocePacket* packet);          // a frame that arrived whole and on time
     void TransmitComplete(uint64_t nextFrameHint);  // the hint is for the event loop's prefetch only
     void PauseExpired(uint64_t generation);
     void ScheduleWake(TimePs atPs);
@@ -190,11 +190,12 @@ private:
     bool m_donePending = false;
     bool m_dequeuing = false;
     bool m_linkUp = true;
-    bool m_lossy = false;      // the cable may lose frames (an error rate): the channel decides each one
+    bool m_lossy = false;  // the cable may lose frames (an error rate, or down): the channel decides each one
     bool m_txTraced = false;   // the Tx trace has sinks (m_txTrace keeps it)
     bool m_capturing = false;  // m_pcap is set
     // Which of the model's owners m_owner is: the per-frame calls into it (Dequeue, NothingToSend, Receive)
-    // are then direct calls the compiler can inline, not virtual ones through a base-class thunk.
+    // are then direct calls the compiler can inline (both classes are final), not virtual ones through a
+    // base-class thunk.
     enum class OwnerKind : uint8_t { Other, Switch, Nic };
     OwnerKind m_ownerKind = OwnerKind::Other;
     uint32_t m_linkEpoch = 0;     // the cable's failure count: a frame sent before a failure is lost

@@ -60,7 +60,7 @@ private:
     TimePs m_ps[kBuckets] = {};
 };
 
-class RoceSwitch : public ns3::Node, public RocePortOwner {
+class RoceSwitch final : public ns3::Node, public RocePortOwner {
 public:
     static ns3::TypeId GetTypeId();
     RoceSwitch();
