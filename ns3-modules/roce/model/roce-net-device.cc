@@ -204,7 +204,7 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
     ++m_txFrames;
     m_txDataFrames += packet->kind == PacketKind::Data;
     if (m_txTraced) {
-        m_txTrace(packet);
+        TraceTx(packet);
     }
     if (m_capturing) {
         Capture(*packet);
@@ -247,6 +247,10 @@ void RoceNetDevice::Deliver(uint64_t arg) {
         return;
     }
     ReceiveFrame(packet);
+}
+
+void RoceNetDevice::TraceTx(const RocePacket* packet) {
+    m_txTrace(packet);
 }
 
 void RoceNetDevice::Capture(const RocePacket& packet) {

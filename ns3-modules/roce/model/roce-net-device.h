@@ -235,7 +235,10 @@ private:
     uint32_t m_pcapMtu = 0;
     bool m_pcapInt = false;
     const std::vector<uint32_t>* m_hostNodeIds = nullptr;
-    void Capture(const RocePacket& packet);
+    // The Tx trace and the capture, out of line: inlined into StartTransmission they gave it a 776-byte stack
+    // frame that every frame paid for.
+    [[gnu::noinline, gnu::cold]] void TraceTx(const RocePacket* packet);
+    [[gnu::noinline, gnu::cold]] void Capture(const RocePacket& packet);
     uint64_t m_pauseRx = 0;
     uint64_t m_pauseTx = 0;
     ns3::TracedCallback<> m_linkChange;
