@@ -3,6 +3,7 @@
 // ids).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -271,6 +272,22 @@ TEST_F(RoceSimulatorImplTest, IsSelectedAndKeepsNs3EventSemantics) {
     EXPECT_TRUE(pending.IsExpired());
 }
 
+// Runs `simulate` (which builds a network and runs it) under ns-3's default simulator implementation when
+// ns3Default, else under ours, and restores the model's picosecond resolution afterwards.
+template <typename F>
+auto UnderImplementation(bool ns3Default, F&& simulate) {
+    if (ns3Default) {
+        setenv("NS_GLOBAL_VALUE", "SimulatorImplementationType=ns3::DefaultSimulatorImpl", 1);
+        ns3::GlobalValue::Bind("SimulatorImplementationType", ns3::StringValue("ns3::DefaultSimulatorImpl"));
+    }
+    auto result = simulate();
+    if (ns3Default) {
+        unsetenv("NS_GLOBAL_VALUE");
+    }
+    UsePicosecondTime();
+    return result;
+}
+
 // A port that has nothing queued when a frame starts skips its poll at the frame's end unless something
 // arrives first (roce-net-device.cc): with ns-3's own implementation every poll runs. The two must give the
 // same run, in the same event order: an all-to-all whose flows start together on equal links (many events
@@ -287,13 +304,8 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
     // cc: "" for none, else a congestion control with the config preset (DCQCN: paced QPs; HPCC: windows,
     // whose ACKs make a blocked QP eligible while a frame is on the wire).
     auto run = [](bool ns3Default, DataScheduler scheduler, const std::string& cc) {
-        Run r;
-        if (ns3Default) {
-            setenv("NS_GLOBAL_VALUE", "SimulatorImplementationType=ns3::DefaultSimulatorImpl", 1);
-            ns3::GlobalValue::Bind("SimulatorImplementationType",
-                                   ns3::StringValue("ns3::DefaultSimulatorImpl"));
-        }
-        {
+        return UnderImplementation(ns3Default, [&] {
+            Run r;
             Diagnostics diag;
             FabricSettings config;
             config.ecn = {{k100G, 20'000, 200'000, 0.2}};
@@ -322,12 +334,8 @@ TEST(RoceSimulatorImpl, SkippedPollsGiveTheRunOfNs3sDefaultImplementation) {
             r.fct = net.runner.Fct();
             r.pfc = net.fabric.Pfc();
             r.events = ns3::Simulator::GetEventCount();
-        }
-        if (ns3Default) {
-            unsetenv("NS_GLOBAL_VALUE");
-        }
-        UsePicosecondTime();
-        return r;
+            return r;
+        });
     };
     // Per-packet round robin over the classes, and deficit round robin (whose idle polls must not move it).
     for (const auto& [scheduler, cc] : {std::pair{DataScheduler::RoundRobin, std::string()},
@@ -371,14 +379,9 @@ TEST(RoceSimulatorImpl, SkippedPollsKeepTheirPlaceWhenAWindowOpensDuringTheFrame
     };
     static std::vector<Start>* starts = nullptr;
     auto run = [](bool ns3Default, TimePs delayPs, uint64_t windowBytes) {
-        if (ns3Default) {
-            setenv("NS_GLOBAL_VALUE", "SimulatorImplementationType=ns3::DefaultSimulatorImpl", 1);
-            ns3::GlobalValue::Bind("SimulatorImplementationType",
-                                   ns3::StringValue("ns3::DefaultSimulatorImpl"));
-        }
-        std::vector<Start> log;
-        starts = &log;
-        {
+        return UnderImplementation(ns3Default, [&] {
+            std::vector<Start> log;
+            starts = &log;
             Diagnostics diag;
             FabricSettings config;
             config.ecn = {{k100G, 100'000, 400'000, 0.2}};
@@ -398,13 +401,9 @@ TEST(RoceSimulatorImpl, SkippedPollsKeepTheirPlaceWhenAWindowOpensDuringTheFrame
             net.runner.AddFlow(2, 1, 40'000, 3, 100, 0);
             net.runner.AddFlow(1, 0, 40'000, 3, 100, 0);
             EXPECT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
-        }
-        starts = nullptr;
-        if (ns3Default) {
-            unsetenv("NS_GLOBAL_VALUE");
-        }
-        UsePicosecondTime();
-        return log;
+            starts = nullptr;
+            return log;
+        });
     };
     const TimePs framePs = 86'560;  // a 1,082-byte data frame at 100 Gb/s
     for (uint64_t windowBytes : {3'000ull, 5'000ull, 8'000ull}) {
@@ -416,14 +415,11 @@ TEST(RoceSimulatorImpl, SkippedPollsKeepTheirPlaceWhenAWindowOpensDuringTheFrame
             const std::vector<Start> ours = run(false, delayPs, windowBytes);
             ASSERT_GT(expected.size(), 0u);
             ASSERT_EQ(ours.size(), expected.size());
-            std::size_t firstDifference = 0;
-            while (firstDifference < ours.size() && ours[firstDifference] == expected[firstDifference]) {
-                ++firstDifference;
-            }
-            EXPECT_EQ(firstDifference, ours.size())
-                << "frame start " << firstDifference << ": " << ours[firstDifference].port << " at "
-                << ours[firstDifference].atPs << " ps, expected " << expected[firstDifference].port << " at "
-                << expected[firstDifference].atPs << " ps";
+            const auto [differs, expectedThere] = std::mismatch(ours.begin(), ours.end(), expected.begin());
+            EXPECT_TRUE(differs == ours.end())
+                << "frame start " << (differs - ours.begin()) << ": " << differs->port << " at "
+                << differs->atPs << " ps, expected " << expectedThere->port << " at " << expectedThere->atPs
+                << " ps";
         }
     }
 }
