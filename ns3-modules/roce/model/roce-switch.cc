@@ -52,6 +52,7 @@ void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig
     }
     m_mmu = std::make_unique<SwitchMmu>(std::move(mmu));
     m_settings = settings;
+    m_histograms.assign(settings.queueHistograms ? ports.size() : 0, PortHistogram{});
     for (Port& port : m_ports) {
         port.nextSamplePs = settings.queueSampleIntervalPs != 0 ? settings.queueSampleStartPs : kNeverPs;
     }
@@ -313,17 +314,20 @@ uint64_t QueueHistogram::QuantileBytes(double fraction) const {
 }
 
 void RoceSwitch::Histogram(uint32_t portIndex) {
-    Port& port = m_ports[portIndex];
+    PortHistogram& h = m_histograms[portIndex];
     const TimePs now = nowPs();
-    port.histogram.Add(port.histogramBytes, now - port.histogramSincePs);
-    port.histogramSincePs = now;
-    port.histogramBytes = m_mmu->egressPortBytes(portIndex);
+    h.histogram.Add(h.bytes, now - h.sincePs);
+    h.sincePs = now;
+    h.bytes = m_mmu->egressPortBytes(portIndex);
 }
 
 QueueHistogram RoceSwitch::QueueTime(uint32_t portIndex) const {
-    const Port& port = m_ports[portIndex];
-    QueueHistogram h = port.histogram;
-    h.Add(port.histogramBytes, nowPs() - port.histogramSincePs);
+    if (m_histograms.empty()) {
+        return QueueHistogram{};
+    }
+    const PortHistogram& p = m_histograms[portIndex];
+    QueueHistogram h = p.histogram;
+    h.Add(p.bytes, nowPs() - p.sincePs);
     return h;
 }
 

@@ -140,9 +140,13 @@ private:
         PacketQueue queues[kNumPriorities];
         uint64_t deficit[kNumPriorities] = {};
         bool refreshPending[kNumPriorities] = {};
+    };
+    // SwitchSettings::queueHistograms: a port's queue over time. Kept apart from Port, which a frame reads:
+    // inline, its 2 KB would spread the ports of a switch over a page each.
+    struct PortHistogram {
         QueueHistogram histogram;
-        TimePs histogramSincePs = 0;
-        uint64_t histogramBytes = 0;
+        TimePs sincePs = 0;
+        uint64_t bytes = 0;
     };
     int PickDataClass(Port& port, uint8_t pausedMask);
     void SendPause(uint32_t port, uint8_t priority);
@@ -163,6 +167,7 @@ private:
     void IntegrateQueue(Port& port, uint64_t queueBytes);
 
     std::vector<Port> m_ports;
+    std::vector<PortHistogram> m_histograms;  // one per port with queueHistograms, else none
     std::unique_ptr<SwitchMmu> m_mmu;
     SwitchSettings m_settings;
     PacketPool* m_pool = nullptr;
