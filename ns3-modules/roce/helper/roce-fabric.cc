@@ -19,6 +19,7 @@
 #include "pcap-writer.h"
 #include "roce-simulator-impl.h"
 #include "roce-timing.h"
+#include "util/huge-page-heap.h"
 #include "wire-format.h"
 
 namespace mlnet::roce {
@@ -34,6 +35,11 @@ void UsePicosecondTime() {
         ns3::GlobalValue::Bind("SimulatorImplementationType",
                                ns3::StringValue(RoceSimulatorImpl::GetTypeId().GetName()));
     }
+}
+
+SimulatorSession::SimulatorSession() {
+    UsePicosecondTime();
+    adviseHugePagesForHeap();
 }
 
 SimulatorSession::~SimulatorSession() {

@@ -155,10 +155,11 @@ private:
 void UsePicosecondTime();
 
 // One simulation's lifetime: picosecond time from the start, Simulator::Destroy at the end (after the fabric,
-// when declared before it), so tools and tests need no Destroy on every return path.
+// when declared before it), so tools and tests need no Destroy on every return path. The first session of a
+// process also puts the heap the network is built in on huge pages (adviseHugePagesForHeap).
 class SimulatorSession {
 public:
-    SimulatorSession() { UsePicosecondTime(); }
+    SimulatorSession();
     ~SimulatorSession();
     SimulatorSession(const SimulatorSession&) = delete;
     SimulatorSession& operator=(const SimulatorSession&) = delete;
