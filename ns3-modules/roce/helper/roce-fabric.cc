@@ -37,11 +37,6 @@ void UsePicosecondTime() {
     }
 }
 
-SimulatorSession::SimulatorSession() {
-    UsePicosecondTime();
-    adviseHugePagesForHeap();
-}
-
 SimulatorSession::~SimulatorSession() {
     ns3::Simulator::Destroy();
 }
@@ -51,6 +46,9 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     UsePicosecondTime();
     const TopologySpec& t = *m_spec;
     const uint32_t vertices = t.numVertices(), hosts = t.numHosts();
+    if (2 * t.cables.size() >= kHugePageMinPorts) {
+        adviseHugePagesForHeap();  // before anything of the network is allocated
+    }
     m_routing = Routing::build(t, m_settings.seed, m_settings.ecmp);
     m_settings.switches.intEnabled =
         m_settings.nic.intEnabled;  // INT is end to end: switches stamp what NICs echo
