@@ -56,7 +56,10 @@ std::size_t adviseHugePagesForHeap() {
     }
     std::free(probe);
     if (advised == 0) {
-        mallopt(M_TOP_PAD, 128 << 10);  // glibc's default: no reserve to keep
+        // Nothing advised: glibc's defaults back (its thresholds then stay fixed instead of adapting).
+        mallopt(M_TOP_PAD, 128 << 10);
+        mallopt(M_TRIM_THRESHOLD, 128 << 10);
+        mallopt(M_MMAP_THRESHOLD, 128 << 10);
     }
     return advised;
 #else
