@@ -7,6 +7,16 @@ namespace mlnet::cc {
 
 namespace {
 __extension__ typedef unsigned __int128 WideProduct;  // bdp x rate exceeds 64 bits on large BDPs
+// std::llround for the rates an algorithm publishes, without its library call (every ACK of some algorithms
+// publishes): below 2^52 a double's fraction is exact, so truncating and comparing the remainder with one half
+// rounds halves away from zero exactly as llround does; anything else (negative, huge, NaN) goes to llround.
+uint64_t roundToUint(double x) {
+    if (x >= 0 && x < 4503599627370496.0) {
+        const uint64_t whole = static_cast<uint64_t>(x);
+        return whole + (x - static_cast<double>(whole) >= 0.5 ? 1 : 0);
+    }
+    return static_cast<uint64_t>(std::llround(x));
+}
 }  // namespace
 
 NoCongestionControl::NoCongestionControl(const FlowParams& flow, uint64_t windowBytes) {
@@ -20,16 +30,19 @@ const char* NoCongestionControl::name() const {
 
 void CongestionControl::publishRate(double rateBps, WindowMode mode, uint64_t bdpBytes, double lineRateBps,
                                     bool integerWindow) {
-    m_rateBps = static_cast<uint64_t>(std::llround(rateBps));
+    m_rateBps = roundToUint(rateBps);
     ++m_rateUpdates;
     if (mode == WindowMode::None || bdpBytes == 0) {
         m_windowBytes = 0;
     } else if (mode == WindowMode::Bdp) {
         m_windowBytes = bdpBytes;
     } else if (integerWindow) {
-        m_windowBytes =
-            std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<WideProduct>(bdpBytes) * m_rateBps /
-                                                        static_cast<uint64_t>(lineRateBps)));
+        // This runs on every HPCC ACK: a 128-bit division is a library call, so it is kept for products
+        // that need it.
+        const WideProduct product = static_cast<WideProduct>(bdpBytes) * m_rateBps;
+        const uint64_t line = static_cast<uint64_t>(lineRateBps);
+        m_windowBytes = std::max<uint64_t>(1, (product >> 64) == 0 ? static_cast<uint64_t>(product) / line
+                                                                   : static_cast<uint64_t>(product / line));
     } else {
         m_windowBytes = std::max<uint64_t>(
             1, static_cast<uint64_t>(static_cast<double>(bdpBytes) * rateBps / lineRateBps));

@@ -95,7 +95,7 @@ bool Hpcc::pathChanged(const AckSignal& ack) const {
     return false;
 }
 
-bool Hpcc::hopUtilisation(const IntHop& now, const HopSnapshot& prev, double* u, uint64_t* tauNs) const {
+[[gnu::always_inline]] inline bool Hpcc::hopUtilisation(const IntHop& now, const HopSnapshot& prev, double* u, uint64_t* tauNs) const {
     const uint64_t tau = now.timeNs - prev.timeNs;
     if (tau == 0 || now.rateBps == 0) {
         return false;
@@ -163,10 +163,11 @@ void Hpcc::updateSingleRate(const AckSignal& ack, bool commit) {
             continue;
         }
         any = true;
-        if (u > maxU) {
-            maxU = u;
-            maxTauNs = tau;
-        }
+        // Which hop is the most utilised is as good as random to the branch predictor, and the compare waits
+        // for u's divisions: selects, not a branch.
+        const bool higher = u > maxU;
+        maxU = higher ? u : maxU;
+        maxTauNs = higher ? tau : maxTauNs;
         m_snapshot[i] = snapshotOf(now);
     }
     if (!any) {
