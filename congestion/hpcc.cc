@@ -95,7 +95,8 @@ bool Hpcc::pathChanged(const AckSignal& ack) const {
     return false;
 }
 
-[[gnu::always_inline]] inline bool Hpcc::hopUtilisation(const IntHop& now, const HopSnapshot& prev, double* u, uint64_t* tauNs) const {
+[[gnu::always_inline]] inline bool Hpcc::hopUtilisation(const IntHop& now, const HopSnapshot& prev, double* u,
+                                                        uint64_t* tauNs) const {
     const uint64_t tau = now.timeNs - prev.timeNs;
     if (tau == 0 || now.rateBps == 0) {
         return false;

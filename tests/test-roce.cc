@@ -25,6 +25,7 @@
 #include "run-report.h"
 #include "switch-mmu.h"
 #include "trace-test-util.h"
+#include "util/huge-page-heap.h"
 #include "wire-format.h"
 
 namespace mlnet::roce {
@@ -173,6 +174,34 @@ TEST(RoceFabric, IncastWithPfcIsLosslessAndPauses) {
     const double ideal = 8.0 * size / 1000 * (1082 * 8) / 100e9 * 1e12;
     EXPECT_LT(static_cast<double>(last), 1.05 * ideal);
     EXPECT_GT(static_cast<double>(last), ideal);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizerAllocator = true;  // no glibc heap to advise
+#else
+constexpr bool kSanitizerAllocator = false;
+#endif
+
+// A fabric of kHugePageMinPorts ports or more advises the heap for huge pages, unless its settings say not
+// to. The advice acts once per process, so each case runs in a process of its own (the death-test machinery's
+// re-executed child), where the first advice returns the bytes it advised and a later one nothing.
+TEST(RoceFabricDeathTest, LargeFabricsAdviseTheHeapUnlessToldNotTo) {
+    if (kSanitizerAllocator) {
+        GTEST_SKIP() << "a sanitizer's allocator: nothing to advise";
+    }
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    for (const bool hugePageHeap : {true, false}) {
+        EXPECT_EXIT(
+            {
+                Diagnostics diag;
+                FabricSettings config = baseConfig();
+                config.hugePageHeap = hugePageHeap;
+                TestNetwork net(star(RoceFabric::kHugePageMinPorts / 2), config, diag);
+                std::_Exit(diag.hasErrors() ? 3 : adviseHugePagesForHeap() > 0 ? 0 : 1);
+            },
+            ::testing::ExitedWithCode(hugePageHeap ? 1 : 0), "")
+            << "hugePageHeap " << hugePageHeap;
+    }
 }
 
 TEST(RoceFabric, LossyIncastRecoversEveryByteWithGoBackNAndTimeouts) {

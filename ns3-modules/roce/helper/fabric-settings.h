@@ -74,6 +74,10 @@ struct FabricSettings {
     EcmpHashing ecmp =
         EcmpHashing::Ours;  // or the reference's hash and per-pair source ports (model-rules.h)
     std::string pcapPath;   // empty: no capture
+    // A fabric of RoceFabric::kHugePageMinPorts ports or more puts the process's heap on transparent huge
+    // pages (adviseHugePagesForHeap: glibc's malloc settings change for the whole process, once). false
+    // leaves the heap as it is, for programs that embed the fabric and manage their memory themselves.
+    bool hugePageHeap = true;
 };
 
 // The algorithm's factory and the NIC mode it needs (ECN echoed on ACKs or real CNPs; INT for HPCC).

@@ -46,7 +46,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     UsePicosecondTime();
     const TopologySpec& t = *m_spec;
     const uint32_t vertices = t.numVertices(), hosts = t.numHosts();
-    if (2 * t.cables.size() >= kHugePageMinPorts) {
+    if (m_settings.hugePageHeap && 2 * t.cables.size() >= kHugePageMinPorts) {
         adviseHugePagesForHeap();  // before anything of the network is allocated
     }
     m_routing = Routing::build(t, m_settings.seed, m_settings.ecmp);

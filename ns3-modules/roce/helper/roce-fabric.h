@@ -78,9 +78,10 @@ public:
                       RoceNic::Received received = nullptr, uint16_t flowDstPort = kDefaultFlowDstPort);
     static constexpr uint16_t kDefaultFlowDstPort = 100;
     // From this many ports on (both ends of every cable), the fabric puts the heap it is built in on huge
-    // pages (adviseHugePagesForHeap), once per process. Smaller ones keep 4 KB pages: their state fits in
-    // what the TLB covers (the k=4 fat-tree's 96 ports: 3.5 MB of heap, 0.96x CPU on huge pages), and 2 MB
-    // pages would only round their memory up (13 MB became 15-17). The k=8 fat-tree's 768: 0.88x CPU.
+    // pages (adviseHugePagesForHeap), once per process, unless FabricSettings::hugePageHeap is off. Smaller
+    // ones keep 4 KB pages: their state fits in what the TLB covers (the k=4 fat-tree's 96 ports: 3.5 MB of
+    // heap, 0.96x CPU on huge pages), and 2 MB pages would only round their memory up (13 MB became 15-17).
+    // The k=8 fat-tree's 768: 0.88x CPU.
     static constexpr std::size_t kHugePageMinPorts = 256;
 
     // Path facts between two hosts (the route of the first flow port): base RTT = two propagation delays plus
