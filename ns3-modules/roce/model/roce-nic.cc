@@ -89,7 +89,9 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     cc::FlowParams params = flow;
     params.lineRateBps = m_ports[q.port].device->RateBps();
     q.cc = m_ccFactory(params);
-    q.ccBytes = static_cast<uint32_t>(q.cc->stateBytes());
+    q.ccBytes = static_cast<uint16_t>(q.cc->stateBytes());
+    q.ccOnSend = q.cc->wantsOnSend();
+    q.rateBps = q.cc->rateBps();
     q.ccTimerPs = 0;
     q.messages.clear();
     q.head = q.sending = 0;
@@ -451,9 +453,12 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
     q.sndNxt += payload;
     q.highestSent = std::max(q.highestSent, q.sndNxt);
     p->lastOfMessage = q.sndNxt == boundary;
-    q.nextAvailPs = now + chargedWireTimePs(m_settings.frames, p->frameBytes, q.cc->rateBps());
+    q.nextAvailPs = now + chargedWireTimePs(m_settings.frames, p->frameBytes, q.rateBps);
     q.lastFrameBytes = p->frameBytes;
-    q.cc->onSend(now / 1000, payload);
+    if (q.ccOnSend) {
+        q.cc->onSend(now / 1000, payload);
+        q.rateBps = q.cc->rateBps();
+    }
     ArmRtoScan();
     return p;
 }
@@ -528,6 +533,7 @@ void RoceNic::CcTimer(uint64_t generationAndQp) {
     if (q.cc->nextTimerNs() <= now / 1000) {
         q.cc->onTimer(now / 1000);
     }
+    q.rateBps = q.cc->rateBps();
     if (q.cc->rateBps() != rateBefore) {
         m_rateTrace(q.flowId, q.cc->rateBps(), q.cc->windowBytes());
     }
