@@ -52,9 +52,6 @@ public:
     virtual void onAck(const AckSignal&) {}
     virtual void onCnp(TimeNs /*nowNs*/) {}
     virtual void onSend(TimeNs /*nowNs*/, uint64_t /*bytes*/) {}
-    // Whether onSend does anything: a NIC skips the call (and the cache line it would read) when it does not.
-    // An algorithm that overrides onSend must say true.
-    virtual bool wantsOnSend() const { return false; }
     // The NIC calls onTimer at nextTimerNs() (re-read after every event).
     virtual TimeNs nextTimerNs() const { return kNever; }
     virtual void onTimer(TimeNs /*nowNs*/) {}

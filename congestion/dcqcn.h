@@ -119,7 +119,6 @@ public:
     void onAck(const AckSignal& ack) override;
     void onCnp(TimeNs nowNs) override;
     void onSend(TimeNs nowNs, uint64_t bytes) override;
-    bool wantsOnSend() const override { return true; }
     TimeNs nextTimerNs() const override;
     void onTimer(TimeNs nowNs) override;
 

@@ -242,7 +242,6 @@ void RoceNic::OnAck(RocePacket* p) {
     const uint64_t rateBefore = q->cc->rateBps(), windowBefore = q->cc->windowBytes();
     const uint64_t updatesBefore = q->cc->rateUpdates();
     q->cc->onAck(signal);
-    q->rateBps = q->cc->rateBps();
     m_pool->release(p);
     // The reference's ChangeRate follows every HPCC rate update, the same rate too: it shifts the pending
     // send and may pull the port's wake-up earlier.
@@ -290,7 +289,6 @@ void RoceNic::OnCnp(RocePacket* p) {
     if (q && q->state != QpState::Free && q->flowId == p->flow) {
         const uint64_t rateBefore = q->cc->rateBps();
         q->cc->onCnp(nowPs() / 1000);
-        q->rateBps = q->cc->rateBps();
         if (q->cc->rateBps() != rateBefore) {
             m_rateTrace(q->flowId, q->cc->rateBps(), q->cc->windowBytes());
         }

@@ -89,9 +89,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     cc::FlowParams params = flow;
     params.lineRateBps = m_ports[q.port].device->RateBps();
     q.cc = m_ccFactory(params);
-    q.ccBytes = static_cast<uint16_t>(q.cc->stateBytes());
-    q.ccOnSend = q.cc->wantsOnSend();
-    q.rateBps = q.cc->rateBps();
+    q.ccBytes = static_cast<uint32_t>(q.cc->stateBytes());
     q.ccTimerPs = 0;
     q.messages.clear();
     q.head = q.sending = 0;
@@ -453,12 +451,9 @@ RocePacket* RoceNic::BuildData(uint32_t qp) {
     q.sndNxt += payload;
     q.highestSent = std::max(q.highestSent, q.sndNxt);
     p->lastOfMessage = q.sndNxt == boundary;
-    q.nextAvailPs = now + chargedWireTimePs(m_settings.frames, p->frameBytes, q.rateBps);
+    q.nextAvailPs = now + chargedWireTimePs(m_settings.frames, p->frameBytes, q.cc->rateBps());
     q.lastFrameBytes = p->frameBytes;
-    if (q.ccOnSend) {
-        q.cc->onSend(now / 1000, payload);
-        q.rateBps = q.cc->rateBps();
-    }
+    q.cc->onSend(now / 1000, payload);
     ArmRtoScan();
     return p;
 }
@@ -533,7 +528,6 @@ void RoceNic::CcTimer(uint64_t generationAndQp) {
     if (q.cc->nextTimerNs() <= now / 1000) {
         q.cc->onTimer(now / 1000);
     }
-    q.rateBps = q.cc->rateBps();
     if (q.cc->rateBps() != rateBefore) {
         m_rateTrace(q.flowId, q.cc->rateBps(), q.cc->windowBytes());
     }

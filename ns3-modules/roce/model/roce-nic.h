@@ -189,21 +189,16 @@ private:
         // messages[head].endSeq, or never: every ACK asks whether it completes a message, and the message
         // array is one more cache miss per ACK when thousands of QPs are active.
         uint64_t headEndSeq = UINT64_MAX;
-        // cc->rateBps() as of the algorithm's last event, and whether it wants onSend: building a data
-        // packet then reads no line of the algorithm's state (with thousands of QPs a miss per packet).
-        uint64_t rateBps = 0;
-        uint64_t sendingEndSeq = 0;  // see sendingStartSeq
-        uint16_t ccBytes = 0;        // cc->stateBytes(), for fetching it whole
-        bool ccOnSend = false;
-        uint32_t generation = 0;      // invalidates stale timers of a reused slot
-        uint32_t prev = 0, next = 0;  // ring links (Ready state)
-        // Line 3 on: what only data packets and message boundaries read.
-        RoceRoute route;  // of its data packets
         // The bounds of messages[sending] as SeekSending last found them: [end of the message before (0 for
         // the first), its end), an empty range when no message is being sent. The next packet's boundary is
         // then found without reading the message array. Written only with `sending`; endSeq values never
         // change.
-        uint64_t sendingStartSeq = 0;
+        uint64_t sendingStartSeq = 0, sendingEndSeq = 0;
+        uint32_t ccBytes = 0;         // cc->stateBytes(), for fetching it whole
+        uint32_t generation = 0;      // invalidates stale timers of a reused slot
+        uint32_t prev = 0, next = 0;  // ring links (Ready state)
+        // Line 3 on: what only data packets and message boundaries read.
+        RoceRoute route;  // of its data packets
         bool closeWhenDone = false;
         uint32_t lastFrameBytes = 0;  // of the last data frame sent (shiftPacingOnRateChange)
         TimePs startPs = 0;
