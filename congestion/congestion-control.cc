@@ -1,23 +1,13 @@
 #include "congestion-control.h"
 
 #include <algorithm>
-#include <cmath>
+
+#include "rounding.h"
 
 namespace mlnet::cc {
 
 namespace {
 __extension__ typedef unsigned __int128 WideProduct;  // bdp x rate exceeds 64 bits on large BDPs
-// std::llround for the rates an algorithm publishes, without its library call (every ACK of some algorithms
-// publishes): below 2^52 a double's fraction is exact, so truncating and comparing the remainder with one
-// half rounds halves away from zero exactly as llround does; anything else (negative, huge, NaN) goes to
-// llround.
-uint64_t roundToUint(double x) {
-    if (x >= 0 && x < 4503599627370496.0) {
-        const uint64_t whole = static_cast<uint64_t>(x);
-        return whole + (x - static_cast<double>(whole) >= 0.5 ? 1 : 0);
-    }
-    return static_cast<uint64_t>(std::llround(x));
-}
 }  // namespace
 
 NoCongestionControl::NoCongestionControl(const FlowParams& flow, uint64_t windowBytes) {
