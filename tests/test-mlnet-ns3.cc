@@ -26,7 +26,13 @@ using ::testing::HasSubstr;
 
 const std::string kShared = MLNET_SHARED_DIR;
 const std::string kExamples = kShared + "/chakra-examples";
-const std::string kSystem = kExamples + "/reference_configs/master_examples/Ring_4chunks.json";
+// ASTRA-sim's master_examples/Ring_4chunks.json, written by each test, so that the tests whose traces and
+// networks are their own do not need the reference examples.
+const char* const kRing4Chunks = R"({"scheduling-policy": "LIFO", "endpoint-delay": 10,
+    "active-chunks-per-dimension": 1, "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"],
+    "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+    "all-to-all-implementation": ["ring"], "collective-optimization": "localBWAware", "local-mem-bw": 1600,
+    "boost-mode": 0, "roofline-enabled": 0, "peak-perf": 900})";
 
 struct ToolRun {
     int status;
@@ -54,16 +60,19 @@ protected:
         }
         return r;
     }
+    // system: a system configuration file; empty: kRing4Chunks.
     ToolRun ns3(const std::string& workload, const std::string& network, const std::string& extra = "",
-                const std::string& system = kSystem) {
+                const std::string& system = "") {
         const std::string dir = m_dir + "/out-" + std::to_string(m_runs++);
         return run("mlnet-ns3",
-                   "--workload-configuration=" + workload + " --system-configuration=" + system +
+                   "--workload-configuration=" + workload +
+                       " --system-configuration=" + (system.empty() ? m_system : system) +
                        " --network-configuration=" + network + " --output-dir=" + dir + " --quiet " + extra,
                    dir);
     }
     std::string m_dir = makeTempDir("mlnet-ns3");
     int m_runs = 0;
+    std::string m_system = write("ring-4chunks.json", kRing4Chunks);
 };
 
 #define SKIP_WITHOUT_EXAMPLES()                                        \

@@ -38,6 +38,11 @@ _loader.exec_module(sweep)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
+# The scenario specs these tests read name their inputs in ../shared next to the checkout (as scripts/reproduce
+# finds them); without that folder the tests that read such a spec are skipped, like the C++ ones.
+SHARED = os.path.abspath(os.environ.get("MLNET_SHARED_DIR", os.path.join(ROOT, "..", "shared")))
+needs_shared = unittest.skipUnless(os.path.isdir(SHARED), "scenario inputs not found at " + SHARED)
+
 
 def run(*args, env=None):
     with tempfile.TemporaryDirectory(prefix="mpl-") as config:  # matplotlib's cache, off the user's home
@@ -149,6 +154,7 @@ class CommandLine(Case):
         self.assertIn("unfinished", result.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.out, "hpcc-fct-small.png")))
 
+    @needs_shared
     def test_no_results(self):
         result = run("roce-cc-training-small", "--no-run", "--runs", os.path.join(self.dir, "empty"), "--out",
                      self.out)
@@ -156,6 +162,7 @@ class CommandLine(Case):
         self.assertIn("no finished point", result.stderr)
 
 
+@needs_shared
 class FctFigures(Case):
     """hpcc-fct-small from fake runs: per CC 40 flows of 1, 2, ..., 40 KB, CC number f (1..4 in axis order) with
     slowdown f for the odd sizes and 2f for the even ones. 20 bins hold two consecutive sizes each; of two values
@@ -257,6 +264,7 @@ def all_reduces(offset_ns):
     return records
 
 
+@needs_shared
 class TrainingFigures(Case):
     CC_ORDER = ("none", "dcqcn", "dctcp", "timely", "hpcc")
 
@@ -339,6 +347,7 @@ class TrainingFigures(Case):
         self.assertEqual(float(rows[2]["paused_port_ms"]), 0)
 
 
+@needs_shared
 class IncastFigures(Case):
     """incast-victim and incast-rates from fake runs: 4 incast flows to host 0 (slowdowns 1..4 times the CC's
     number f), one victim from host 12 to host 2 with slowdown 1.5 f, and rate changes of two flows."""
