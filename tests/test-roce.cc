@@ -122,6 +122,28 @@ TEST(RoceTiming, WireAndBitTimesAreTheExactRoundedQuotients) {
     }
 }
 
+// A port whose rate divides 8 Tb/s takes a frame's time as bytes times whole picoseconds per byte; that must
+// be the rounded quotient itself at every such rate and frame size, and rates that do not divide it get no
+// shortcut.
+TEST(RoceTiming, WholePicosecondsPerByteGiveTheExactWireTime) {
+    EXPECT_EQ(wholePsPerByte(100'000'000'000ull), 80u);
+    EXPECT_EQ(wholePsPerByte(800'000'000'000ull), 10u);
+    EXPECT_EQ(wholePsPerByte(3), 0u);
+    EXPECT_EQ(wholePsPerByte(30'000'000'000ull), 0u);      // 266.67 ps per byte
+    EXPECT_EQ(wholePsPerByte(3'000'000'000'000ull), 0u);   // 2.67
+    EXPECT_EQ(wholePsPerByte(16'000'000'000'000ull), 0u);  // half a picosecond
+    EXPECT_EQ(wholePsPerByte(0), 0u);
+    for (const uint64_t rate : {1'000'000'000ull, 10'000'000'000ull, 25'000'000'000ull, 40'000'000'000ull,
+                                50'000'000'000ull, 100'000'000'000ull, 200'000'000'000ull, 400'000'000'000ull,
+                                800'000'000'000ull, 1'600'000'000'000ull, 8'000'000'000'000ull}) {
+        const TimePs perByte = wholePsPerByte(rate);
+        ASSERT_NE(perByte, 0u) << rate;
+        for (uint64_t bytes = 1; bytes <= 9'216; ++bytes) {
+            ASSERT_EQ(bytes * perByte, wireTimePs(bytes, 0, rate)) << bytes << " B at " << rate;
+        }
+    }
+}
+
 // In the reference's start order, flows of the file wait for their turn in file order; a flow added between
 // two runs is not part of the file and starts at its own time, not behind the file's next pending start.
 TEST(HpccFlowRunner, ReferenceOrderStartsAFlowAddedBetweenRunsAtItsTime) {

@@ -40,7 +40,8 @@ public:
 
     // `lanes` rings (a power of two from 2 to kMaxLanes), one of them for PushEarlierUid.
     static constexpr unsigned kMaxLanes = 64;
-    explicit RoceEventQueue(unsigned lanes = 16);
+    static constexpr unsigned kDefaultLanes = 16;
+    explicit RoceEventQueue(unsigned lanes = kDefaultLanes);
 
     // Takes the fields one by one: an Entry built on the caller's stack and copied in 16-byte pieces stalls
     // on its own 8-byte stores (store forwarding fails).
@@ -84,6 +85,8 @@ private:
         uint64_t ts;
         uint64_t tag;
     };
+    static constexpr unsigned kDefaultLaneLevels = 4;
+    static_assert(1u << kDefaultLaneLevels == kDefaultLanes);
     static constexpr unsigned kLaneBits = 6;  // kMaxLanes = 2^kLaneBits; uids stay below 2^58
     static uint64_t Tag(uint64_t uid, uint64_t lane) { return uid << kLaneBits | lane; }
     static uint64_t LaneOf(uint64_t tag) { return tag & ((uint64_t{1} << kLaneBits) - 1); }
@@ -104,15 +107,24 @@ private:
     // nodes' two words live in two arrays: a level is then two scalar loads, a compare-and-borrow, two
     // conditional moves and two scalar stores (a 16-byte node was moved through vector registers, shuffles
     // included, nearly twice the instructions).
+    // The simulator's sixteen lanes take a path of constant length, unrolled (no loop test per level).
     void Replay(uint64_t lane, Node head) {
-        std::size_t n = m_laneCount + lane;
+        if (m_laneCount == kDefaultLanes) {
+            ReplayLevels<kDefaultLaneLevels>(kDefaultLanes + lane, head);
+            return;
+        }
+        ReplayLevels<0>(m_laneCount + lane, head);
+    }
+    // kLevels: the tree's depth, or 0 to climb until the root.
+    template <unsigned kLevels>
+    [[gnu::always_inline]] void ReplayLevels(std::size_t n, Node head) {
         uint64_t* const times = m_treeTs.data();
         uint64_t* const tags = m_treeTag.data();
         uint64_t ts = head.ts;
         uint64_t tag = head.tag;
         times[n] = ts;
         tags[n] = tag;
-        while (n > 1) {
+        for (unsigned level = 0; kLevels != 0 ? level < kLevels : n > 1; ++level) {
             const uint64_t siblingTs = times[n ^ 1];
             const uint64_t siblingTag = tags[n ^ 1];
             TakeIfEarlier(siblingTs, siblingTag, ts, tag);

@@ -47,6 +47,12 @@ RoceNetDevice::RoceNetDevice() = default;
 void RoceNetDevice::SetDataRate(ns3::DataRate rate) {
     NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceNetDevice: DataRate must be above 0 bps");
     m_rateBps = rate.GetBitRate();
+    m_psPerFramedByte = m_charges.framing == Framing::RoceV2 ? wholePsPerByte(m_rateBps) : 0;
+}
+
+void RoceNetDevice::SetFrameCharges(const FrameCharges& charges) {
+    m_charges = charges;
+    m_psPerFramedByte = m_charges.framing == Framing::RoceV2 ? wholePsPerByte(m_rateBps) : 0;
 }
 
 void RoceNetDevice::Setup(RocePortOwner* owner, uint32_t port, PacketPool* pool) {
@@ -199,7 +205,9 @@ void RoceNetDevice::Kick() {
 void RoceNetDevice::StartTransmission(RocePacket* packet) {
     m_busy = true;
     m_donePending = true;  // until decided below: a Kick() from a trace sink must find the wire busy
-    const TimePs txPs = chargedWireTimePs(m_charges, packet->frameBytes, m_rateBps);
+    const TimePs txPs = m_psPerFramedByte != 0
+                            ? (TimePs{packet->frameBytes} + m_charges.OverheadBytes()) * m_psPerFramedByte
+                            : chargedWireTimePs(m_charges, packet->frameBytes, m_rateBps);
     m_txBytes += packet->frameBytes;
     ++m_txFrames;
     m_txDataFrames += packet->kind == PacketKind::Data;

@@ -43,7 +43,7 @@ public:
     // not their last bit (a switch port whose egress ports are no faster than it). Off by default.
     void SetCutThrough(bool on);
     // What frames cost on this port: the per-frame overhead of its serialization and its PFC frames' size.
-    void SetFrameCharges(const FrameCharges& charges) { m_charges = charges; }
+    void SetFrameCharges(const FrameCharges& charges);
     // A pause frame with nonzero quanta holds its classes until a resume frame, whatever its quanta (the
     // HPCC reference's PFC). false (default): for the quanta's time at this port's rate (802.1Qbb).
     void SetPauseUntilResume(bool on) { m_pauseUntilResume = on; }
@@ -207,6 +207,8 @@ private:
     uint64_t m_doneUid = 0;
     uint64_t m_rateBps = 100'000'000'000ull;
     FrameCharges m_charges;
+    // With framed charges, wholePsPerByte(m_rateBps) (0: the frame time takes chargedWireTimePs's division).
+    TimePs m_psPerFramedByte = 80;
     uint64_t m_txBytes = 0;
 
     uint64_t m_txFrames = 0;

@@ -49,6 +49,15 @@ inline TimePs referenceTxTimePs(uint64_t frameBytes, uint64_t rateBps) {
     return static_cast<TimePs>((fixed * 1'000'000'000u) >> 64) * kPsPerNs;
 }
 
+// The picoseconds a byte takes at rateBps when that is a whole number (8·10^12 / rate: 80 at 100 Gb/s, as at
+// every rate that divides 8 Tb/s), else 0. Then wireTimePs(bytes, overhead, rate) is (bytes + overhead) times
+// it exactly, since (B·8·10^12 + rate/2) / rate = B·(8·10^12 / rate): a port can take its frames' times by a
+// multiplication instead of a division.
+inline TimePs wholePsPerByte(uint64_t rateBps) {
+    constexpr uint64_t kBitPsPerSecond = 8 * 1'000'000'000'000ull;
+    return rateBps != 0 && kBitPsPerSecond % rateBps == 0 ? kBitPsPerSecond / rateBps : 0;
+}
+
 // What a frame of frameBytes occupies a link at rateBps for under `charges`.
 inline TimePs chargedWireTimePs(const FrameCharges& charges, uint64_t frameBytes, uint64_t rateBps) {
     return charges.framing == Framing::Hpcc ? referenceTxTimePs(frameBytes, rateBps)
