@@ -47,12 +47,12 @@ RoceNetDevice::RoceNetDevice() = default;
 void RoceNetDevice::SetDataRate(ns3::DataRate rate) {
     NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceNetDevice: DataRate must be above 0 bps");
     m_rateBps = rate.GetBitRate();
-    m_psPerFramedByte = m_charges.framing == Framing::RoceV2 ? wholePsPerByte(m_rateBps) : 0;
+    m_psPerFramedByte = framedPsPerByte(m_charges, m_rateBps);
 }
 
 void RoceNetDevice::SetFrameCharges(const FrameCharges& charges) {
     m_charges = charges;
-    m_psPerFramedByte = m_charges.framing == Framing::RoceV2 ? wholePsPerByte(m_rateBps) : 0;
+    m_psPerFramedByte = framedPsPerByte(m_charges, m_rateBps);
 }
 
 void RoceNetDevice::Setup(RocePortOwner* owner, uint32_t port, PacketPool* pool) {

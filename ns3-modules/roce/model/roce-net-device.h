@@ -19,6 +19,7 @@
 #include "roce-channel.h"
 #include "roce-packet.h"
 #include "roce-port-owner.h"
+#include "roce-timing.h"
 
 namespace mlnet::roce {
 
@@ -207,8 +208,9 @@ private:
     uint64_t m_doneUid = 0;
     uint64_t m_rateBps = 100'000'000'000ull;
     FrameCharges m_charges;
-    // With framed charges, wholePsPerByte(m_rateBps) (0: the frame time takes chargedWireTimePs's division).
-    TimePs m_psPerFramedByte = 80;
+    // framedPsPerByte(m_charges, m_rateBps), kept by the two setters (0: the frame time takes
+    // chargedWireTimePs's division).
+    TimePs m_psPerFramedByte = framedPsPerByte(m_charges, m_rateBps);
     uint64_t m_txBytes = 0;
 
     uint64_t m_txFrames = 0;

@@ -58,6 +58,12 @@ inline TimePs wholePsPerByte(uint64_t rateBps) {
     return rateBps != 0 && kBitPsPerSecond % rateBps == 0 ? kBitPsPerSecond / rateBps : 0;
 }
 
+// wholePsPerByte for frames charged as framed (their time is wireTimePs), else 0: the reference's framing
+// times frames its own way (referenceTxTimePs).
+inline TimePs framedPsPerByte(const FrameCharges& charges, uint64_t rateBps) {
+    return charges.framing == Framing::RoceV2 ? wholePsPerByte(rateBps) : 0;
+}
+
 // What a frame of frameBytes occupies a link at rateBps for under `charges`.
 inline TimePs chargedWireTimePs(const FrameCharges& charges, uint64_t frameBytes, uint64_t rateBps) {
     return charges.framing == Framing::Hpcc ? referenceTxTimePs(frameBytes, rateBps)
