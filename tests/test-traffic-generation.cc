@@ -1,12 +1,13 @@
-// Flow-file generation: the CDF's closed forms, Poisson arrivals at the offered load, incast and permutation
-// patterns, exact round trips through the flow-file reader, determinism per seed, and mlnet-trafficgen's
-// answers to bad options.
+// Flow-file generation: the CDF's closed forms, Poisson arrivals at the offered load, incast, permutation and
+// all-to-all patterns (the last byte-identical to hpcc-bench's own all-to-all file), exact round trips
+// through the flow-file reader, determinism per seed, and mlnet-trafficgen's answers to bad options.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -140,6 +141,27 @@ TEST_F(TrafficGeneration, IncastRoundsAndPermutations) {
     EXPECT_EQ(destinations.size(), 9u);
 }
 
+TEST_F(TrafficGeneration, AllToAllIsEveryOrderedPairBySourceThenDestination) {
+    FlowDefaults defaults;
+    defaults.startNs = 2'000'000'000;
+    std::vector<FlowHost> three = {{7, 100'000'000'000ull}, {2, 100'000'000'000ull}, {5, 100'000'000'000ull}};
+    EXPECT_EQ(formatFlowFile(allToAllFlows(three, 4096, defaults)),
+              "6\n7 2 3 100 4096 2.000000000\n7 5 3 100 4096 2.000000000\n2 7 3 100 4096 2.000000000\n"
+              "2 5 3 100 4096 2.000000000\n5 7 3 100 4096 2.000000000\n5 2 3 100 4096 2.000000000\n");
+    EXPECT_THROW(allToAllFlows(hosts(1), 4096, defaults), std::invalid_argument);
+
+    // The tool on hpcc-bench's k=8 fat-tree writes that folder's all-to-all (16,256 flows) byte for byte.
+    const std::string bench = std::string(MLNET_SHARED_DIR) + "/workloads/hpcc-bench";
+    if (!std::ifstream(bench + "/k8_a2a_64KB.txt").good()) {
+        GTEST_SKIP() << "hpcc-bench not found at " << bench << " (set MLNET_SHARED_DIR)";
+    }
+    Run r = trafficgen("--topology=" + bench +
+                       "/k8_topo.txt --pattern=all-to-all --size=64000 --output=" + m_dir + "/a2a.txt");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("16256 flows, 1040384000 bytes, 128 hosts"));
+    EXPECT_EQ(readFileBytes(m_dir + "/a2a.txt"), readFileBytes(bench + "/k8_a2a_64KB.txt"));
+}
+
 TEST_F(TrafficGeneration, ToolWritesTheFileAndRejectsBadOptions) {
     const std::string out = m_dir + "/gen.txt";
     Run ok = trafficgen("--hosts=8 --cdf=" + m_dir + "/cdf.txt --load=0.5 --duration=1ms --output=" + out);
@@ -155,7 +177,10 @@ TEST_F(TrafficGeneration, ToolWritesTheFileAndRejectsBadOptions) {
          "--load=0: is out of range; expected a number in (0, 1]"},
         {"--hosts=8 --cdf=c --load=0.3 --duration=5", "--duration=5"},
         {"--hosts=8 --pattern=incast --senders=8 --size=1MB", "--senders=8: is out of range"},
-        {"--hosts=8 --pattern=ring --size=1MB", "--pattern=ring: expected poisson, incast or permutation"},
+        {"--hosts=8 --pattern=ring --size=1MB",
+         "--pattern=ring: expected poisson, incast, permutation or all-to-all"},
+        {"--hosts=4098 --pattern=all-to-all --size=1MB",
+         "4098 hosts make 16789506 flows; at most 16777216 are written"},
         {"--hosts=8 --pattern=permutation --size=1MB --priority=9", "--priority=9: is out of range"},
     };
     for (const auto& [args, message] : bad) {

@@ -1,12 +1,13 @@
 // mlnet-trafficgen: writes an HPCC-format flow file for mlnet-flows (and the reference simulator): Poisson
 // arrivals at a target load with sizes from a flow-size CDF (as the reference's traffic_gen.py), incast
-// rounds, or a random permutation, over the hosts of a topology (or N hosts of one rate). Seeded and
-// deterministic; the file is written atomically. Exit status: 0 written, 1 usage, 2 invalid input.
+// rounds, a random permutation or an all-to-all, over the hosts of a topology (or N hosts of one rate).
+// Seeded and deterministic; the file is written atomically. Exit status: 0 written, 1 usage, 2 invalid input.
 #include <boost/program_options.hpp>
 
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <string>
 
 #include "flow-file.h"
 #include "flow-generator.h"
@@ -32,14 +33,14 @@ int main(int argc, char** argv) {
         "Usage: mlnet-trafficgen (--topology=FILE | --hosts=N [--rate=100Gbps]) --output=FILE\n"
         "         [--pattern=poisson] --cdf=FILE --load=0.3 --duration=5ms\n"
         "         --pattern=incast --senders=N --size=BYTES [--receiver=NODE --rounds=1 --interval=100us]\n"
-        "         --pattern=permutation --size=BYTES\n"
+        "         --pattern=permutation|all-to-all --size=BYTES\n"
         "       [--start=2s --priority=3 --dport=100 --seed=1]\n\nOptions");
     visible.add_options()("help,h", "show this help")("topology", po::value<std::string>(),
                                                       "the hosts and their NIC rates: an HPCC topology file, "
                                                       "a JSON network description or an ASTRA-sim YAML")(
         "hosts", po::value<std::string>(), "without --topology: hosts 0..N-1")(
         "rate", po::value<std::string>(), "without --topology: every host's NIC rate (default 100Gbps)")(
-        "pattern", po::value<std::string>(), "poisson (default), incast or permutation")(
+        "pattern", po::value<std::string>(), "poisson (default), incast, permutation or all-to-all")(
         "cdf", po::value<std::string>(),
         "poisson: flow-size CDF file ('<bytes> <cumulative percent>' lines)")(
         "load", po::value<std::string>(),
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
         "incast: the receiving host's node id (default: the first host)")("rounds", po::value<std::string>(),
                                                                           "incast: rounds (default 1)")(
         "interval", po::value<std::string>(), "incast: time between rounds (default 100us)")(
-        "size", po::value<std::string>(), "incast, permutation: flow size (e.g. 1MB)")(
+        "size", po::value<std::string>(), "incast, permutation, all-to-all: flow size (e.g. 1MB)")(
         "start", po::value<std::string>(), "first start time (default 2s, the reference's base time)")(
         "priority", po::value<std::string>(), "priority group 0..7 of every flow (default 3)")(
         "dport", po::value<std::string>(), "destination port of every flow (default 100)")(
@@ -78,8 +79,8 @@ int main(int argc, char** argv) {
         std::cerr << cli.error() << "\n";
         return 1;
     };
-    if (pattern != "poisson" && pattern != "incast" && pattern != "permutation") {
-        return usage("--pattern=" + pattern + ": expected poisson, incast or permutation");
+    if (pattern != "poisson" && pattern != "incast" && pattern != "permutation" && pattern != "all-to-all") {
+        return usage("--pattern=" + pattern + ": expected poisson, incast, permutation or all-to-all");
     }
     if (!vm.count("output")) {
         return usage("--output=FILE is required");
@@ -165,6 +166,16 @@ int main(int argc, char** argv) {
         }
         if (pattern == "permutation") {
             flows = permutationFlows(hosts, size, defaults);
+        } else if (pattern == "all-to-all") {
+            // Bounded so that a mistyped host count is an error, not an exhausted memory: 4,097 hosts.
+            constexpr uint64_t kMaxFlows = 1ull << 24;
+            const uint64_t n = hosts.size();
+            if (n * (n - 1) > kMaxFlows) {
+                return usage("--pattern=all-to-all: " + std::to_string(n) + " hosts make " +
+                             std::to_string(n * (n - 1)) + " flows; at most " + std::to_string(kMaxFlows) +
+                             " are written");
+            }
+            flows = allToAllFlows(hosts, size, defaults);
         } else {
             uint64_t senders = 0, rounds = 1, intervalNs = 100'000, receiverNode = hosts[0].nodeId;
             if (!need("senders")) {

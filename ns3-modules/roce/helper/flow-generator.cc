@@ -114,4 +114,21 @@ std::vector<FlowSpec> permutationFlows(const std::vector<FlowHost>& hosts, uint6
     return flows;
 }
 
+std::vector<FlowSpec> allToAllFlows(const std::vector<FlowHost>& hosts, uint64_t sizeBytes,
+                                    const FlowDefaults& d) {
+    if (hosts.size() < 2) {
+        throw std::invalid_argument("allToAllFlows: needs two hosts");
+    }
+    std::vector<FlowSpec> flows;
+    flows.reserve(hosts.size() * (hosts.size() - 1));
+    for (const FlowHost& src : hosts) {
+        for (const FlowHost& dst : hosts) {
+            if (dst.nodeId != src.nodeId) {
+                flows.push_back({src.nodeId, dst.nodeId, d.priority, d.dport, sizeBytes, d.startNs});
+            }
+        }
+    }
+    return flows;
+}
+
 }  // namespace mlnet::roce

@@ -1,8 +1,9 @@
 // Flow files for the HPCC-style experiments, generated as the reference's traffic_gen.py does and then some:
 // Poisson arrivals at every host at an offered load (a fraction of the host's NIC rate) with sizes from a CDF
-// and destinations uniform over the other hosts; incast rounds (many senders, one receiver); and a random
-// permutation (every host sends to one other, each host receiving once). Deterministic for a seed: the draws
-// come from std::mt19937_64 through our own transforms, not from the library's distributions.
+// and destinations uniform over the other hosts; incast rounds (many senders, one receiver); a random
+// permutation (every host sends to one other, each host receiving once); and an all-to-all. Deterministic for
+// a seed: the draws come from std::mt19937_64 through our own transforms, not from the library's
+// distributions.
 #ifndef MLNET_ROCE_FLOW_GENERATOR_H
 #define MLNET_ROCE_FLOW_GENERATOR_H
 
@@ -40,6 +41,11 @@ std::vector<FlowSpec> incastFlows(const std::vector<FlowHost>& hosts, uint32_t r
 // One flow of sizeBytes from every host to its image under a random permutation without fixed points.
 std::vector<FlowSpec> permutationFlows(const std::vector<FlowHost>& hosts, uint64_t sizeBytes,
                                        const FlowDefaults& defaults);
+
+// One flow of sizeBytes from every host to every other, all at startNs: hosts.size()·(hosts.size()-1) flows
+// ordered by source, then destination, in the order of `hosts` (the order of hpcc-bench's all-to-all files).
+std::vector<FlowSpec> allToAllFlows(const std::vector<FlowHost>& hosts, uint64_t sizeBytes,
+                                    const FlowDefaults& defaults);
 
 }  // namespace mlnet::roce
 
