@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "ns3/node-list.h"
 #include "ns3/simulator.h"
 
 #include "cc-selection.h"
@@ -19,6 +20,7 @@
 #include "network/hpcc-topology.h"
 #include "network/topology.h"
 #include "roce-channel.h"
+#include "roce-net-device.h"
 #include "roce-route.h"
 #include "roce-test-util.h"
 #include "roce-timing.h"
@@ -583,6 +585,69 @@ TEST(RoceFabric, ReferenceIntFieldsAreTruncatedToItsUnits) {
             EXPECT_EQ(offUnitBytes, 0u);
             EXPECT_EQ(offUnitQueue, 0u);
         }
+    }
+}
+
+// A NIC port's arrival hint (the prefetch of a frame's QP or receive context) comes when the frame starts on
+// the cable, by default; with SetArrivalHintAtPreviousFrame, when the frame before it on the cable arrives,
+// or at once when the cable was empty. One flow through a star, 1 us cables: every data frame into host 1 is
+// hinted exactly once, in order, at the time the rule gives from the frames' starts on the switch's port.
+TEST(RoceNetDevice, ArrivalHintComesAtTheFramesStartOrThePreviousFramesArrival) {
+    struct Frame {
+        TimePs atPs;
+        uint64_t seq;
+        TimePs endPs;  // hints: unused; starts: when its last bit leaves
+    };
+    static std::vector<Frame>* hints = nullptr;
+    static std::vector<Frame>* starts = nullptr;
+    const TimePs delayPs = 1'000'000;
+    for (bool atPreviousFrame : {false, true}) {
+        SCOPED_TRACE(atPreviousFrame ? "at the previous frame's arrival" : "at the frame's start");
+        std::vector<Frame> hinted, started;
+        hints = &hinted;
+        starts = &started;
+        Diagnostics diag;
+        TestNetwork net(star(2), baseConfig(), diag);
+        ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+        // The fabric's nodes are the last three made, in vertex order: host 0, host 1, the switch.
+        const uint32_t nodes = ns3::NodeList::GetNNodes();
+        ns3::Ptr<RoceNetDevice> host1 =
+            ns3::DynamicCast<RoceNetDevice>(ns3::NodeList::GetNode(nodes - 2)->GetDevice(0));
+        ns3::Ptr<RoceNetDevice> towardsHost1 =
+            ns3::DynamicCast<RoceNetDevice>(ns3::NodeList::GetNode(nodes - 1)->GetDevice(1));
+        ASSERT_TRUE(host1 && towardsHost1);
+        host1->SetArrivalHint(
+            +[](void*, const RocePacket& p) {
+                if (p.kind == PacketKind::Data) {
+                    hints->push_back({nowPs(), p.seq, 0});
+                }
+            },
+            nullptr);
+        host1->SetArrivalHintAtPreviousFrame(atPreviousFrame);
+        towardsHost1->TraceConnectWithoutContext(
+            "Tx", ns3::MakeCallback(+[](const RocePacket* p) {
+                if (p->kind == PacketKind::Data) {
+                    starts->push_back(
+                        {nowPs(), p->seq, nowPs() + chargedWireTimePs(FrameCharges{}, p->frameBytes, k100G)});
+                }
+            }));
+        net.runner.AddFlow(0, 1, 100'000, 3, 100, 0);
+        ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+        hints = starts = nullptr;
+        ASSERT_EQ(started.size(), 100u);
+        ASSERT_EQ(hinted.size(), started.size());
+        uint32_t atArrival = 0;
+        for (std::size_t i = 0; i < started.size(); ++i) {
+            EXPECT_EQ(hinted[i].seq, started[i].seq) << "frame " << i;
+            TimePs expectedPs = started[i].atPs;
+            if (atPreviousFrame && i > 0 && started[i - 1].endPs + delayPs > started[i].atPs) {
+                expectedPs = started[i - 1].endPs + delayPs;  // the previous frame was still on the cable
+                ++atArrival;
+            }
+            EXPECT_EQ(hinted[i].atPs, expectedPs) << "frame " << i;
+        }
+        // The frames run back to back: all but the first find the one before them on the cable.
+        EXPECT_EQ(atArrival, atPreviousFrame ? 99u : 0u);
     }
 }
 

@@ -92,6 +92,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
             device->SetAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(cable.rateBps)));
             device->SetFrameCharges(m_settings.nic.frames);
             device->SetPauseUntilResume(m_settings.referencePfc);
+            device->SetArrivalHintAtPreviousFrame(2 * t.cables.size() >= kLateArrivalHintMinPorts);
             device->SetAddress(ns3::Mac48Address::Allocate());
             m_nodes[end]->AddDevice(device);
             device->Attach(channel);

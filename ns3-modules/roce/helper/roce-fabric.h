@@ -83,6 +83,10 @@ public:
     // heap, 0.96x CPU on huge pages), and 2 MB pages would only round their memory up (13 MB became 15-17).
     // The k=8 fat-tree's 768: 0.88x CPU.
     static constexpr std::size_t kHugePageMinPorts = 256;
+    // From this many ports on, a NIC hears of a frame on its way when the frame before it on the cable
+    // arrives, not when it leaves the far end (RoceNetDevice::SetArrivalHintAtPreviousFrame): the k=8
+    // fat-tree's all-to-all HPCC 0.91x CPU, the k=4 one's 1.03x.
+    static constexpr std::size_t kLateArrivalHintMinPorts = 256;
 
     // Path facts between two hosts (the route of the first flow port): base RTT = two propagation delays plus
     // one MTU frame per hop; ideal FCT = base RTT + (size + per-packet headers) at the bottleneck rate.

@@ -76,6 +76,11 @@ void RoceNetDevice::SetArrivalHint(ArrivalHint hint, void* owner) {
     ReceptionChanged();
 }
 
+void RoceNetDevice::SetArrivalHintAtPreviousFrame(bool on) {
+    m_reception.hintAtPreviousFrame = on;
+    ReceptionChanged();
+}
+
 void RoceNetDevice::SetLocalHost(uint32_t host) {
     m_reception.localHost = host;
     ReceptionChanged();
@@ -240,7 +245,14 @@ void RoceNetDevice::Propagate(RocePacket* packet, TimePs txPs) {
         return;
     }
     if (m_peerReception.hint) {
-        m_peerReception.hint(m_peerReception.hintOwner, *packet);
+        RoceNetDevice& peer = *m_peer;
+        if (!m_peerReception.hintAtPreviousFrame || peer.m_inFlightCount == 0 ||
+            peer.m_inFlightCount == kInFlightSlots) {
+            m_peerReception.hint(m_peerReception.hintOwner, *packet);
+        }
+        if (m_peerReception.hintAtPreviousFrame && peer.m_inFlightCount < kInFlightSlots) {
+            peer.m_inFlight[(peer.m_inFlightHead + peer.m_inFlightCount++) % kInFlightSlots] = packet;
+        }
     }
     packet->cableEpoch = m_linkEpoch;
     ScheduleMember<&RoceNetDevice::Deliver>(m_peerReception.ArrivalPs(*packet, txPs) + m_delayPs, m_peer,
@@ -249,6 +261,12 @@ void RoceNetDevice::Propagate(RocePacket* packet, TimePs txPs) {
 
 void RoceNetDevice::Deliver(uint64_t arg) {
     RocePacket* packet = reinterpret_cast<RocePacket*>(arg);
+    if (m_inFlightCount != 0 && m_inFlight[m_inFlightHead] == packet) {
+        m_inFlightHead = (m_inFlightHead + 1) % kInFlightSlots;
+        if (--m_inFlightCount != 0 && m_reception.hint) {
+            m_reception.hint(m_reception.hintOwner, *m_inFlight[m_inFlightHead]);
+        }
+    }
     if (!m_linkUp || packet->cableEpoch != m_linkEpoch) {
         m_channel->LostInFlight(packet);
         m_pool->release(packet);
