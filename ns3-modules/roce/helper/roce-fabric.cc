@@ -46,7 +46,8 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     UsePicosecondTime();
     const TopologySpec& t = *m_spec;
     const uint32_t vertices = t.numVertices(), hosts = t.numHosts();
-    if (m_settings.hugePageHeap && 2 * t.cables.size() >= kHugePageMinPorts) {
+    const std::size_t ports = 2 * t.cables.size();
+    if (m_settings.hugePageHeap && ports >= kHugePageMinPorts) {
         adviseHugePagesForHeap();  // before anything of the network is allocated
     }
     m_routing = Routing::build(t, m_settings.seed, m_settings.ecmp);
@@ -92,7 +93,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
             device->SetAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(cable.rateBps)));
             device->SetFrameCharges(m_settings.nic.frames);
             device->SetPauseUntilResume(m_settings.referencePfc);
-            device->SetArrivalHintAtPreviousFrame(2 * t.cables.size() >= kLateArrivalHintMinPorts);
+            device->SetArrivalHintAtPreviousFrame(ports >= kLateArrivalHintMinPorts);
             device->SetAddress(ns3::Mac48Address::Allocate());
             m_nodes[end]->AddDevice(device);
             device->Attach(channel);

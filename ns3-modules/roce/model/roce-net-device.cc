@@ -244,19 +244,20 @@ void RoceNetDevice::Propagate(RocePacket* packet, TimePs txPs) {
         m_pool->release(packet);
         return;
     }
-    if (m_peerReception.hint) {
-        RoceNetDevice& peer = *m_peer;
-        if (!m_peerReception.hintAtPreviousFrame || peer.m_inFlightCount == 0 ||
-            peer.m_inFlightCount == kInFlightSlots) {
-            m_peerReception.hint(m_peerReception.hintOwner, *packet);
-        }
-        if (m_peerReception.hintAtPreviousFrame && peer.m_inFlightCount < kInFlightSlots) {
-            peer.m_inFlight[(peer.m_inFlightHead + peer.m_inFlightCount++) % kInFlightSlots] = packet;
-        }
+    if (m_peerReception.hint && !(m_peerReception.hintAtPreviousFrame && m_peer->HintAfterPrevious(packet))) {
+        m_peerReception.hint(m_peerReception.hintOwner, *packet);
     }
     packet->cableEpoch = m_linkEpoch;
     ScheduleMember<&RoceNetDevice::Deliver>(m_peerReception.ArrivalPs(*packet, txPs) + m_delayPs, m_peer,
                                             reinterpret_cast<uint64_t>(packet));
+}
+
+bool RoceNetDevice::HintAfterPrevious(const RocePacket* packet) {
+    if (m_inFlightCount == kInFlightSlots) {
+        return false;
+    }
+    m_inFlight[(m_inFlightHead + m_inFlightCount++) % kInFlightSlots] = packet;
+    return m_inFlightCount > 1;
 }
 
 void RoceNetDevice::Deliver(uint64_t arg) {

@@ -176,6 +176,9 @@ private:
     void StartTransmission(RocePacket* packet);
     // Puts the frame on the cable towards m_peer (or loses it there) and schedules its arrival.
     void Propagate(RocePacket* packet, TimePs txPs);
+    // With m_reception.hintAtPreviousFrame: takes a frame now on the cable towards this port into
+    // m_inFlight; true when a frame before it is still there, whose arrival will hint this one.
+    bool HintAfterPrevious(const RocePacket* packet);
     // The frame's arrival at this device (the event of a delivery: its object is the receiving device).
     void Deliver(uint64_t packet);
     void ReceiveFrame(RocePacket* packet);          // a frame that arrived whole and on time
