@@ -597,6 +597,7 @@ TEST(RoceNetDevice, ArrivalHintComesAtTheFramesStartOrThePreviousFramesArrival) 
         TimePs atPs;
         uint64_t seq;
         TimePs endPs;  // hints: unused; starts: when its last bit leaves
+        uint32_t dstQp;
     };
     static std::vector<Frame>* hints = nullptr;
     static std::vector<Frame>* starts = nullptr;
@@ -617,9 +618,9 @@ TEST(RoceNetDevice, ArrivalHintComesAtTheFramesStartOrThePreviousFramesArrival) 
             ns3::DynamicCast<RoceNetDevice>(ns3::NodeList::GetNode(nodes - 1)->GetDevice(1));
         ASSERT_TRUE(host1 && towardsHost1);
         host1->SetArrivalHint(
-            +[](void*, const RocePacket& p) {
-                if (p.kind == PacketKind::Data) {
-                    hints->push_back({nowPs(), p.seq, 0});
+            +[](void*, const RoceNetDevice::ExpectedFrame& f) {
+                if (f.kind == PacketKind::Data) {
+                    hints->push_back({nowPs(), f.packet->seq, 0, f.dstQp});
                 }
             },
             nullptr);
@@ -627,8 +628,9 @@ TEST(RoceNetDevice, ArrivalHintComesAtTheFramesStartOrThePreviousFramesArrival) 
         towardsHost1->TraceConnectWithoutContext(
             "Tx", ns3::MakeCallback(+[](const RocePacket* p) {
                 if (p->kind == PacketKind::Data) {
-                    starts->push_back(
-                        {nowPs(), p->seq, nowPs() + chargedWireTimePs(FrameCharges{}, p->frameBytes, k100G)});
+                    starts->push_back({nowPs(), p->seq,
+                                       nowPs() + chargedWireTimePs(FrameCharges{}, p->frameBytes, k100G),
+                                       p->dstQp});
                 }
             }));
         net.runner.AddFlow(0, 1, 100'000, 3, 100, 0);
@@ -639,6 +641,7 @@ TEST(RoceNetDevice, ArrivalHintComesAtTheFramesStartOrThePreviousFramesArrival) 
         uint32_t atArrival = 0;
         for (std::size_t i = 0; i < started.size(); ++i) {
             EXPECT_EQ(hinted[i].seq, started[i].seq) << "frame " << i;
+            EXPECT_EQ(hinted[i].dstQp, started[i].dstQp) << "frame " << i;  // as copied when it left
             TimePs expectedPs = started[i].atPs;
             if (atPreviousFrame && i > 0 && started[i - 1].endPs + delayPs > started[i].atPs) {
                 expectedPs = started[i - 1].endPs + delayPs;  // the previous frame was still on the cable

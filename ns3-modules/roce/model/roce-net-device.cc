@@ -244,28 +244,35 @@ void RoceNetDevice::Propagate(RocePacket* packet, TimePs txPs) {
         m_pool->release(packet);
         return;
     }
-    if (m_peerReception.hint && !(m_peerReception.hintAtPreviousFrame && m_peer->HintAfterPrevious(packet))) {
-        m_peerReception.hint(m_peerReception.hintOwner, *packet);
+    if (m_peerReception.hint) {
+        const ExpectedFrame frame{packet, packet->hops, packet->dstQp, packet->kind, packet->intHops};
+        if (!(m_peerReception.hintAtPreviousFrame && m_peer->HintAfterPrevious(frame))) {
+            m_peerReception.hint(m_peerReception.hintOwner, frame);
+        }
     }
     packet->cableEpoch = m_linkEpoch;
     ScheduleMember<&RoceNetDevice::Deliver>(m_peerReception.ArrivalPs(*packet, txPs) + m_delayPs, m_peer,
                                             reinterpret_cast<uint64_t>(packet));
 }
 
-bool RoceNetDevice::HintAfterPrevious(const RocePacket* packet) {
+bool RoceNetDevice::HintAfterPrevious(const ExpectedFrame& frame) {
     if (m_inFlightCount == kInFlightSlots) {
         return false;
     }
-    m_inFlight[(m_inFlightHead + m_inFlightCount++) % kInFlightSlots] = packet;
+    m_inFlight[(m_inFlightHead + m_inFlightCount++) % kInFlightSlots] = frame;
     return m_inFlightCount > 1;
 }
 
 void RoceNetDevice::Deliver(uint64_t arg) {
     RocePacket* packet = reinterpret_cast<RocePacket*>(arg);
-    if (m_inFlightCount != 0 && m_inFlight[m_inFlightHead] == packet) {
+    if (m_inFlightCount != 0 && m_inFlight[m_inFlightHead].packet == packet) {
         m_inFlightHead = (m_inFlightHead + 1) % kInFlightSlots;
         if (--m_inFlightCount != 0 && m_reception.hint) {
-            m_reception.hint(m_reception.hintOwner, *m_inFlight[m_inFlightHead]);
+            const ExpectedFrame& next = m_inFlight[m_inFlightHead];
+            // Its sender last wrote it a cable's delay ago; its delivery reads both lines.
+            __builtin_prefetch(next.packet);
+            __builtin_prefetch(reinterpret_cast<const char*>(next.packet) + 64);
+            m_reception.hint(m_reception.hintOwner, next);
         }
     }
     if (!m_linkUp || packet->cableEpoch != m_linkEpoch) {

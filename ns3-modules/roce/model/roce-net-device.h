@@ -51,7 +51,17 @@ public:
     // A frame is on its way to this port: its owner may start fetching the state the frame will need (a
     // NIC's QP), which on a large run is out of cache. Only a hint: nothing may depend on it, and the frame
     // may still be lost on the cable. By default the owner hears of a frame when it starts on the cable.
-    using ArrivalHint = void (*)(void* owner, const RocePacket& packet);
+    // The hint is told what the owner needs to pick that state, copied from the frame when it left: by the
+    // time the frame before it arrives (SetArrivalHintAtPreviousFrame) the frame itself is out of cache
+    // again, and reading it would stall the hint on the very miss it is meant to hide.
+    struct ExpectedFrame {
+        const RocePacket* packet;  // not to be read by the hint (the device has asked for its lines)
+        const IntHop* hops;        // packet->hops: the INT records an ACK echoes
+        uint32_t dstQp;
+        PacketKind kind;
+        uint8_t intHops;
+    };
+    using ArrivalHint = void (*)(void* owner, const ExpectedFrame& frame);
     void SetArrivalHint(ArrivalHint hint, void* owner);
     // true: when the frame before it on the cable arrives instead (one frame time ahead, or at once when the
     // cable was empty). On a large run a cable's delay is tens of thousands of events, and lines fetched that
@@ -178,7 +188,7 @@ private:
     void Propagate(RocePacket* packet, TimePs txPs);
     // With m_reception.hintAtPreviousFrame: takes a frame now on the cable towards this port into
     // m_inFlight; true when a frame before it is still there, whose arrival will hint this one.
-    bool HintAfterPrevious(const RocePacket* packet);
+    bool HintAfterPrevious(const ExpectedFrame& frame);
     // The frame's arrival at this device (the event of a delivery: its object is the receiving device).
     void Deliver(uint64_t packet);
     void ReceiveFrame(RocePacket* packet);          // a frame that arrived whole and on time
@@ -234,7 +244,7 @@ private:
     static constexpr uint32_t kInFlightSlots = 16;
     uint32_t m_inFlightHead = 0;
     uint32_t m_inFlightCount = 0;
-    const RocePacket* m_inFlight[kInFlightSlots] = {};
+    ExpectedFrame m_inFlight[kInFlightSlots] = {};
     PcapWriter* m_pcap = nullptr;
     FlaggedTracedCallback<const RocePacket*> m_txTrace{&m_txTraced};
     PacketPool* m_pool = nullptr;

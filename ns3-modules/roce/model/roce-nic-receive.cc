@@ -79,15 +79,18 @@ void RoceNic::CloseReceive(uint32_t receiveContext) {
     m_rx.release(receiveContext);
 }
 
-void RoceNic::ExpectFrame(void* object, const RocePacket& packet) {
+void RoceNic::ExpectFrame(void* object, const RoceNetDevice::ExpectedFrame& frame) {
     const RoceNic& nic = *static_cast<const RoceNic*>(object);
-    if (packet.kind == PacketKind::Data) {
-        if (packet.dstQp < nic.m_rx.size()) {
-            PrefetchLines(&nic.m_rx[packet.dstQp], sizeof(RxContext));
+    if (frame.kind == PacketKind::Data) {
+        if (frame.dstQp < nic.m_rx.size()) {
+            PrefetchLines(&nic.m_rx[frame.dstQp], sizeof(RxContext));
         }
-    } else if (packet.kind == PacketKind::Ack || packet.kind == PacketKind::Nack) {
-        if (packet.dstQp < nic.m_qps.size()) {
-            PrefetchLines(&nic.m_qps[packet.dstQp], kQpHotBytes);
+    } else if (frame.kind == PacketKind::Ack || frame.kind == PacketKind::Nack) {
+        if (frame.dstQp < nic.m_qps.size()) {
+            PrefetchLines(&nic.m_qps[frame.dstQp], kQpHotBytes);
+            const CcLines& cc = nic.m_ccLines[frame.dstQp];
+            PrefetchLines(cc.object, cc.bytes);
+            PrefetchLines(frame.hops, frame.intHops * sizeof(IntHop));
         }
     }
 }

@@ -70,6 +70,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
                                  uint8_t priority, uint16_t udpSrcPort, uint16_t flowDstPort,
                                  const cc::FlowParams& flow) {
     const uint32_t qp = m_qps.acquire();
+    m_ccLines.resize(m_qps.size());
     QueuePair& q = m_qps[qp];
     const TimePs now = nowPs();
     q.flowId = connectionId;
@@ -90,6 +91,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     params.lineRateBps = m_ports[q.port].device->RateBps();
     q.cc = m_ccFactory(params);
     q.ccBytes = static_cast<uint32_t>(q.cc->stateBytes());
+    m_ccLines[qp] = {q.cc.get(), q.ccBytes};
     q.ccTimerPs = 0;
     q.messages.clear();
     q.head = q.sending = 0;
@@ -145,6 +147,7 @@ void RoceNic::FreeQp(uint32_t qp) {
     q.state = QpState::Free;
     ++q.generation;
     q.cc.reset();
+    m_ccLines[qp] = {};
     --m_activeQps;
     m_qps.release(qp);
 }

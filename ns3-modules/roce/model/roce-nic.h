@@ -167,8 +167,9 @@ private:
             __builtin_prefetch(base + offset);
         }
     }
-    // The device's arrival hint: fetches the receive context of data and the QP of an ACK or NACK.
-    static void ExpectFrame(void* nic, const RocePacket& packet);
+    // The device's arrival hint: fetches the receive context of data, and for an ACK or NACK its QP, the
+    // QP's CC state and the INT records the CC will read.
+    static void ExpectFrame(void* nic, const RoceNetDevice::ExpectedFrame& frame);
     // Two hot lines, then the rest: an ACK (OnAck, ArmCcTimer, Activate) reads only the first two, so with
     // thousands of QPs out of cache it costs two misses, not the four of a field order by topic.
     struct alignas(64) QueuePair {
@@ -303,6 +304,13 @@ private:
     const TopologySpec* m_spec = nullptr;  // null: packets carry no route
     SlotPool<QueuePair> m_qps;             // a QP's index is carried in packets (srcQp / dstQp)
     SlotPool<RxContext> m_rx;
+    // Per QP slot: where its CC state is (q.cc, q.ccBytes; empty while free). The arrival hint fetches the
+    // state from here together with the QP, where reading q.cc would wait for the QP's line first.
+    struct CcLines {
+        const void* object = nullptr;
+        uint32_t bytes = 0;
+    };
+    std::vector<CcLines> m_ccLines;
     bool m_rtoScanArmed = false;
     uint64_t m_activeQps = 0;
     uint64_t m_deliveredBytes = 0;
