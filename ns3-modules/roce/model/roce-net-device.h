@@ -55,7 +55,7 @@ public:
     // time the frame before it arrives (SetArrivalHintAtPreviousFrame) the frame itself is out of cache
     // again, and reading it would stall the hint on the very miss it is meant to hide.
     struct ExpectedFrame {
-        const RocePacket* packet;  // not to be read by the hint (the device has asked for its lines)
+        const RocePacket* packet;  // not to be read by the hint (a late one: the device asks for its lines)
         const IntHop* hops;        // packet->hops: the INT records an ACK echoes
         uint32_t dstQp;
         PacketKind kind;

@@ -211,11 +211,8 @@ void RoceNic::SendControl(PacketKind kind, uint32_t rxIndex, uint64_t seq, RoceP
 }
 
 void RoceNic::OnAck(RocePacket* p) {
+    // The QP and its CC state were asked for by the frame's arrival hint (ExpectFrame).
     QueuePair* q = p->dstQp < m_qps.size() ? &m_qps[p->dstQp] : nullptr;
-    if (q) {
-        PrefetchLines(q, kQpHotBytes);
-        PrefetchLines(q->cc.get(), q->ccBytes);
-    }
     if (!q || q->state == QpState::Free || q->flowId != p->flow) {
         m_pool->release(p);
         return;

@@ -90,8 +90,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     cc::FlowParams params = flow;
     params.lineRateBps = m_ports[q.port].device->RateBps();
     q.cc = m_ccFactory(params);
-    q.ccBytes = static_cast<uint32_t>(q.cc->stateBytes());
-    m_ccLines[qp] = {q.cc.get(), q.ccBytes};
+    m_ccLines[qp] = {q.cc.get(), static_cast<uint32_t>(q.cc->stateBytes())};
     q.ccTimerPs = 0;
     q.messages.clear();
     q.head = q.sending = 0;

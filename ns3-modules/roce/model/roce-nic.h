@@ -195,13 +195,12 @@ private:
         // then found without reading the message array. Written only with `sending`; endSeq values never
         // change.
         uint64_t sendingStartSeq = 0, sendingEndSeq = 0;
-        uint32_t ccBytes = 0;         // cc->stateBytes(), for fetching it whole
+        uint32_t lastFrameBytes = 0;  // of the last data frame sent (read by ACKs: shiftPacingOnRateChange)
         uint32_t generation = 0;      // invalidates stale timers of a reused slot
         uint32_t prev = 0, next = 0;  // ring links (Ready state)
         // Line 3 on: what only data packets and message boundaries read.
         RoceRoute route;  // of its data packets
         bool closeWhenDone = false;
-        uint32_t lastFrameBytes = 0;  // of the last data frame sent (shiftPacingOnRateChange)
         TimePs startPs = 0;
         // Unacknowledged messages in order; messages[head] is the oldest. `sending` is the one sndNxt is in.
         std::vector<OutgoingMessage> messages;
@@ -304,8 +303,8 @@ private:
     const TopologySpec* m_spec = nullptr;  // null: packets carry no route
     SlotPool<QueuePair> m_qps;             // a QP's index is carried in packets (srcQp / dstQp)
     SlotPool<RxContext> m_rx;
-    // Per QP slot: where its CC state is (q.cc, q.ccBytes; empty while free). The arrival hint fetches the
-    // state from here together with the QP, where reading q.cc would wait for the QP's line first.
+    // Per QP slot: where its CC state is (q.cc and its stateBytes(); empty while free). The arrival hint
+    // fetches the state from here together with the QP, where reading q.cc would wait for the QP's line.
     struct CcLines {
         const void* object = nullptr;
         uint32_t bytes = 0;
