@@ -67,9 +67,9 @@ void CheckAgainstReference(RoceEventQueue& queue, const std::function<uint64_t(s
 }
 
 TEST(RoceEventQueue, PopsInTimeThenUidOrderForNearFarAndEqualTimes) {
-    // One lane for delays (and the sorted one): most delays find it taken and go to the heap; many entries
-    // share a time.
-    RoceEventQueue small(2);
+    // Two lanes for delays (besides the heap's leaf and the sorted lane): most delays find them taken and go
+    // to the heap; many entries share a time.
+    RoceEventQueue small(4);
     CheckAgainstReference(
         small,
         [](std::mt19937_64& rng) -> uint64_t {
@@ -110,7 +110,7 @@ TEST(RoceEventQueue, DefaultGeometryWithPacketLikeDelays) {
 
 TEST(RoceEventQueue, LongIdleGapsBetweenBursts) {
     // Times jump by 2^40 between bursts of short delays; order stays exact and the queue drains.
-    RoceEventQueue queue(2);
+    RoceEventQueue queue(4);
     CheckAgainstReference(
         queue,
         [](std::mt19937_64& rng) -> uint64_t { return rng() % 7 == 0 ? (uint64_t{1} << 40) : rng() % 300; },
@@ -186,7 +186,7 @@ TEST(RoceEventQueue, ReservedUidsPushedLaterPopInOrder) {
 TEST(RoceEventQueue, AnEntryBelowItsLanesLastUidStillPopsInOrder) {
     // Same delay, same time, falling uids (a caller that reserved uids): the lane cannot take the later
     // pushes in order, the heap does.
-    RoceEventQueue queue(2);
+    RoceEventQueue queue(4);
     for (uint64_t uid : {9, 7, 8, 3}) {
         queue.Push({100, uid, nullptr, nullptr, uid});
     }
@@ -198,16 +198,18 @@ TEST(RoceEventQueue, AnEntryBelowItsLanesLastUidStillPopsInOrder) {
     EXPECT_EQ(popped, (std::vector<uint64_t>{3, 7, 8, 9, 10}));
 }
 
-TEST(RoceEventQueue, RejectsLaneCountsThatAreNotAPowerOfTwoFrom2To64) {
+TEST(RoceEventQueue, RejectsLaneCountsThatAreNotAPowerOfTwoFrom4To64) {
     EXPECT_THROW(RoceEventQueue(0), std::invalid_argument);
-    EXPECT_THROW(RoceEventQueue(1), std::invalid_argument);  // no lane left for delays beside the sorted one
+    EXPECT_THROW(RoceEventQueue(1), std::invalid_argument);
+    EXPECT_THROW(RoceEventQueue(2), std::invalid_argument);  // the heap's leaf and the sorted lane, no more
     EXPECT_THROW(RoceEventQueue(3), std::invalid_argument);
+    EXPECT_NO_THROW(RoceEventQueue(4));
     EXPECT_THROW(RoceEventQueue(128), std::invalid_argument);
     EXPECT_NO_THROW(RoceEventQueue(64));
 }
 
 TEST(RoceEventQueue, ForEachVisitsEveryPendingEntryOnce) {
-    RoceEventQueue queue(2);
+    RoceEventQueue queue(4);
     for (uint64_t i = 0; i < 500; ++i) {
         queue.Push({(i * 7919) % 5000, i, nullptr, nullptr, i});
     }

@@ -11,9 +11,9 @@ constexpr std::size_t kArity = 4;
 constexpr uint64_t kFirstRingEntries = 64;
 
 unsigned CheckedLanes(unsigned lanes) {
-    if (lanes < 2 || lanes > RoceEventQueue::kMaxLanes || (lanes & (lanes - 1)) != 0) {
+    if (lanes < 4 || lanes > RoceEventQueue::kMaxLanes || (lanes & (lanes - 1)) != 0) {
         throw std::invalid_argument(
-            "RoceEventQueue: the number of lanes must be a power of two from 2 to 64");
+            "RoceEventQueue: the number of lanes must be a power of two from 4 to 64");
     }
     return lanes;
 }
@@ -56,7 +56,7 @@ unsigned RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) {
         return kNoLane;
     }
     // Its slot may name another delay's lane (two delays hashed alike): it may have one already.
-    for (std::size_t i = 0; i < SortedLane(); ++i) {
+    for (std::size_t i = kFirstDelayLane; i < m_laneCount; ++i) {
         if (m_lanes[i].delay == delay) {
             m_slotLane[slot] = static_cast<uint8_t>(i);
             return static_cast<unsigned>(i);
@@ -66,7 +66,7 @@ unsigned RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) {
     // a moment now and then; taking it would send that delay to another lane, and the next, each ring
     // growing again.
     std::size_t chosen = m_laneCount;
-    for (std::size_t i = 0; i < SortedLane(); ++i) {
+    for (std::size_t i = kFirstDelayLane; i < m_laneCount; ++i) {
         const Lane& lane = m_lanes[i];
         if (lane.count != 0) {
             continue;
@@ -117,6 +117,9 @@ void RoceEventQueue::HeapPush(const Entry& e) {
         i = parent;
     }
     m_heap[i] = e;
+    if (i == 0) {
+        Replay(kHeapLane, {e.ts, Tag(e.uid, kHeapLane)});
+    }
 }
 
 RoceEventQueue::Entry RoceEventQueue::HeapPop() {
@@ -125,6 +128,7 @@ RoceEventQueue::Entry RoceEventQueue::HeapPop() {
     m_heap.pop_back();
     const std::size_t n = m_heap.size();
     if (n == 0) {
+        Replay(kHeapLane, EmptyLeaf(kHeapLane));
         return top;
     }
     const Uint128 movingKey = Key(moving.ts, moving.uid);
@@ -151,6 +155,7 @@ RoceEventQueue::Entry RoceEventQueue::HeapPop() {
         i = best;
     }
     m_heap[i] = moving;
+    Replay(kHeapLane, {m_heap.front().ts, Tag(m_heap.front().uid, kHeapLane)});
     return top;
 }
 

@@ -6,9 +6,9 @@
 // winner tree (a tournament over the lanes' heads): a pop replays one path of it, a handful of comparisons
 // without a data-dependent branch, where a heap over the lanes took a mispredicted branch per level. Entries
 // with an older uid than their lane holds (end-of-frame polls that were skipped, then needed) are sorted into
-// the last lane; entries with any other delay (pacing wake-ups, timers, ns-3's own events), and those no lane
-// can take, go to a 4-ary heap; each pop takes the earlier of the two tops, so the order is exact whatever
-// goes where.
+// a lane of their own; entries with any other delay (pacing wake-ups, timers, ns-3's own events), and those
+// no lane can take, go to a 4-ary heap, whose top is one more leaf of the tree: a pop takes the tree's
+// winner, so the order is exact whatever goes where.
 //
 // Precondition (a simulator's): a pushed entry is never earlier than the last popped one. With Push, an
 // entry that would not extend its lane in order (a uid below the lane's last) goes to the heap, so any push
@@ -38,7 +38,8 @@ public:
     // (time, uid) as one number: one comparison, no branch between the two fields.
     static Uint128 Key(uint64_t ts, uint64_t uid) { return (static_cast<Uint128>(ts) << 64) | uid; }
 
-    // `lanes` rings (a power of two from 2 to kMaxLanes), one of them for PushEarlierUid.
+    // `lanes` leaves of the tree (a power of two from 4 to kMaxLanes): the heap's top, the lane
+    // PushEarlierUid sorts into and lanes - 2 rings for delays.
     static constexpr unsigned kMaxLanes = 64;
     static constexpr unsigned kDefaultLanes = 16;
     explicit RoceEventQueue(unsigned lanes = kDefaultLanes);
@@ -55,11 +56,11 @@ public:
         PushTo<true>(ts, uid, call, object, arg);
     }
     // An entry whose uid was taken earlier (RoceSimulatorImpl::ScheduleCallAt): it is older than what its
-    // delay's lane holds, so it cannot join that lane. It is sorted into a lane of its own instead, the last,
-    // which no delay is given: in a packet run such entries (end-of-frame polls that were skipped, then
-    // needed) are due within a frame's time and few are pending at once, so an insertion moves a few entries
-    // at most, where the heap took a push and a pop of a few hundred instructions (two thirds of its traffic
-    // on the k4 all-to-all).
+    // delay's lane holds, so it cannot join that lane. It is sorted into a lane of its own instead
+    // (kSortedLane), which no delay is given: in a packet run such entries (end-of-frame polls that were
+    // skipped, then needed) are due within a frame's time and few are pending at once, so an insertion moves
+    // a few entries at most, where the heap took a push and a pop of a few hundred instructions (two thirds
+    // of its traffic on the k4 all-to-all).
     void PushEarlierUid(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg);
     Entry Pop();  // requires !Empty()
     bool Empty() const { return m_size == 0; }
@@ -161,10 +162,11 @@ private:
         slot.object = object;
         slot.arg = arg;
     }
-    // The lane PushEarlierUid sorts into; AssignLane never hands it to a delay.
-    std::size_t SortedLane() const {
-        return m_laneCount - 1;
-    }
+    // The two leaves AssignLane never hands to a delay: the heap's top (no ring: its Lane is unused), and the
+    // lane PushEarlierUid sorts into. The heap's is 0, so that Pop tells it apart with a test against zero.
+    static constexpr std::size_t kHeapLane = 0;
+    static constexpr std::size_t kSortedLane = 1;
+    static constexpr std::size_t kFirstDelayLane = 2;
     // The lane `delay` may use from now on, or kNoLane (the heap takes the entry).
     unsigned AssignLane(uint64_t delay, unsigned slot);
     // Inlined into every scheduling site: it is a few instructions on its common path, and out of line the
@@ -172,6 +174,7 @@ private:
     template <bool kNewest>
     [[gnu::always_inline]] void PushTo(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg);
     void Grow(std::size_t lane);
+    // Both keep the heap's leaf in the tree at the heap's top.
     void HeapPush(const Entry& e);
     Entry HeapPop();
 
@@ -235,7 +238,7 @@ template <bool kNewest>
 
 inline void RoceEventQueue::PushEarlierUid(uint64_t ts, uint64_t uid, Call call, void* object, uint64_t arg) {
     ++m_size;
-    const std::size_t i = SortedLane();
+    const std::size_t i = kSortedLane;
     Lane& lane = m_lanes[i];
     if (lane.mask == 0 || lane.count == lane.mask + 1) {
         Grow(i);
@@ -258,13 +261,12 @@ inline void RoceEventQueue::PushEarlierUid(uint64_t ts, uint64_t uid, Call call,
 
 inline RoceEventQueue::Entry RoceEventQueue::Pop() {
     --m_size;
-    const Node top = {m_treeTs[1], m_treeTag[1]};
-    if (!m_heap.empty() && Key(m_heap.front().ts, m_heap.front().uid) < Key(top.ts, top.tag >> kLaneBits)) {
+    const uint64_t index = LaneOf(m_treeTag[1]);
+    if (index == kHeapLane) {
         const Entry e = HeapPop();
         m_now = e.ts;
         return e;
     }
-    const uint64_t index = LaneOf(top.tag);
     Lane& lane = m_lanes[index];
     const Entry e = lane.ring[lane.head];
     // A lane is read in order but long after it was written: on large runs its ring (thousands of entries)

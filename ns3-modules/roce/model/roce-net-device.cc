@@ -175,7 +175,7 @@ void RoceNetDevice::OwnerReceive(RocePacket* packet) {
     m_owner->Receive(m_port, packet);
 }
 
-void RoceNetDevice::Kick() {
+void RoceNetDevice::TryStart() {
     if (m_busy && !m_donePending) {
         // Without our implementation (disposed, or another one chosen since) the place in the order cannot be
         // kept; the poll then runs at its time, after what is already due then.

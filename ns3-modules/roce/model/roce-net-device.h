@@ -76,8 +76,14 @@ public:
     // carried by the end-of-frame event, whose argument the event loop fetches when it pops the entry before
     // it in the same lane. Only a hint.
     void HintNextFrame(const RocePacket* packet) { m_nextFrameHint = packet; }
-    // Try to start a transmission now (the owner has something new to send).
-    void Kick();
+    // Try to start a transmission now (the owner has something new to send). Most calls (every frame a
+    // switch queues behind another) find a frame on the wire with its end-of-frame poll scheduled, which
+    // dequeues then: that is told inline, without a call.
+    void Kick() {
+        if (!(m_busy && m_donePending)) {
+            TryStart();
+        }
+    }
     // Sends a PFC frame for the priorities in `classes` with `quanta` (0 resumes), ahead of any data.
     void SendPause(uint8_t classes, uint16_t quanta);
     bool IsPaused(uint8_t priority) const;
@@ -193,6 +199,8 @@ private:
     void Deliver(uint64_t packet);
     void ReceiveFrame(RocePacket* packet);          // a frame that arrived whole and on time
     void TransmitComplete(uint64_t nextFrameHint);  // the hint is for the event loop's prefetch only
+    // Kick() when the wire is idle, or busy with its end-of-frame poll skipped.
+    void TryStart();
     void PauseExpired(uint64_t generation);
     void ScheduleWake(TimePs atPs);
 

@@ -263,7 +263,10 @@ void RoceSwitch::MarkAsTheReference(RocePacket& packet, uint32_t portIndex, uint
 
 void RoceSwitch::IntegrateQueue(Port& port, uint64_t queueBytes) {
     const TimePs now = nowPs();
-    port.queueByteNs += static_cast<double>(queueBytes) * static_cast<double>(now - port.queueChangedPs) /
+    // Through int64_t: a signed conversion is one instruction, an unsigned one a branch and several more
+    // (both values are far below 2^63, so the result is the same).
+    port.queueByteNs += static_cast<double>(static_cast<int64_t>(queueBytes)) *
+                        static_cast<double>(static_cast<int64_t>(now - port.queueChangedPs)) /
                         static_cast<double>(kPsPerNs);
     port.queueChangedPs = now;
 }

@@ -8,7 +8,6 @@ SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
     const std::size_t ports = m_config.ports.size();
     m_in.resize(ports * kPriorities);
     for (std::size_t i = 0; i < m_in.size(); ++i) {
-        m_in[i].headroomLimitBytes = m_config.ports[i / kPriorities].headroomBytes;
         m_in[i].alphaShift = static_cast<uint8_t>(m_config.ports[i / kPriorities].alphaShift);
     }
     m_egress.resize(ports);
@@ -18,10 +17,10 @@ SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
         m_egress[i].pmax = m_config.ports[i].pmax;
     }
     for (const MmuPortConfig& p : m_config.ports) {
-        m_headroomTotal += m_config.pfcEnabled ? p.headroomBytes : 0;
+        m_setAsideBytes += m_config.pfcEnabled ? p.headroomBytes : 0;
     }
     // Every (port, priority) owns its reserve; the reference's budget counts one per port.
-    m_reserveTotal = (m_config.referenceAccounting ? 1 : kPriorities) * ports * m_config.reserveBytes;
+    m_setAsideBytes += (m_config.referenceAccounting ? 1 : kPriorities) * ports * m_config.reserveBytes;
 }
 
 uint64_t SwitchMmu::threshold(uint32_t inPort) const {
@@ -29,25 +28,25 @@ uint64_t SwitchMmu::threshold(uint32_t inPort) const {
 }
 
 uint64_t SwitchMmu::threshold(const Ingress& in) const {
-    const uint64_t committed = m_headroomTotal + m_reserveTotal + m_sharedUsed;
+    const uint64_t committed = m_setAsideBytes + m_sharedUsed;
     const uint64_t free = m_config.bufferBytes > committed ? m_config.bufferBytes - committed : 0;
     return free >> in.alphaShift;
 }
 
 bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes) {
     Ingress& in = m_in[index(inPort, priority)];
-    const uint64_t sharedBefore = beyondReserve(in);
-    const uint64_t privateAfter = in.bytes - in.headroom + bytes;
-    const uint64_t sharedAfter =
-        privateAfter > m_config.reserveBytes ? privateAfter - m_config.reserveBytes : 0;
-    const uint64_t sharedGrowth = sharedAfter - sharedBefore;
+    const uint64_t privateAfter = in.privateBytes + bytes;
+    const uint64_t sharedAfter = beyondReserve(privateAfter);
+    const uint64_t sharedGrowth = sharedAfter - in.shared;
     // Once a queue spills into headroom it stays there until it drains, so packets are not reordered across
     // pools.
     const bool toShared = (in.headroom == 0 || m_config.referenceAccounting) &&
                           (sharedGrowth == 0 || sharedAfter <= threshold(in));
     if (toShared) {
         m_sharedUsed += sharedGrowth;
-    } else if (m_config.pfcEnabled && in.headroom + bytes <= in.headroomLimitBytes) {
+        in.privateBytes = privateAfter;
+        in.shared = sharedAfter;
+    } else if (m_config.pfcEnabled && in.headroom + bytes <= m_config.ports[inPort].headroomBytes) {
         // Each priority has the port's whole headroom: what arrives after its own pause is at most one round
         // trip of the link, whatever the other priorities hold (a shared allowance dropped frames whenever
         // two lossless classes were paused on one port).
@@ -55,7 +54,6 @@ bool SwitchMmu::admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint3
     } else {
         return false;
     }
-    in.bytes += bytes;
     m_egress[outPort].bytes[priority] += bytes;
     m_egress[outPort].portBytes += bytes;
     m_total += bytes;
@@ -67,10 +65,11 @@ void SwitchMmu::release(uint32_t inPort, uint8_t priority, uint32_t outPort, uin
     Ingress& in = m_in[index(inPort, priority)];
     // Headroom drains first, then the shared part, then the reserve (the reference's order).
     const uint64_t fromHeadroom = std::min<uint64_t>(in.headroom, bytes);
-    const uint64_t sharedBefore = beyondReserve(in);
     in.headroom -= fromHeadroom;
-    in.bytes -= bytes;
-    m_sharedUsed -= sharedBefore - beyondReserve(in);
+    in.privateBytes -= bytes - fromHeadroom;
+    const uint64_t sharedAfter = beyondReserve(in.privateBytes);
+    m_sharedUsed -= in.shared - sharedAfter;
+    in.shared = sharedAfter;
     m_egress[outPort].bytes[priority] -= bytes;
     m_egress[outPort].portBytes -= bytes;
     m_total -= bytes;
@@ -81,7 +80,7 @@ bool SwitchMmu::checkPause(uint32_t inPort, uint8_t priority) {
     if (!m_config.pfcEnabled || in.paused) {
         return false;
     }
-    if (in.headroom > 0 || beyondReserve(in) >= threshold(in)) {
+    if (in.headroom > 0 || in.shared >= threshold(in)) {
         in.paused = true;
         return true;
     }
@@ -93,8 +92,7 @@ bool SwitchMmu::checkResume(uint32_t inPort, uint8_t priority) {
     if (!in.paused || in.headroom > 0) {
         return false;
     }
-    const uint64_t shared = beyondReserve(in);
-    if (shared == 0 || shared + m_config.resumeOffsetBytes <= threshold(in)) {
+    if (in.shared == 0 || in.shared + m_config.resumeOffsetBytes <= threshold(in)) {
         in.paused = false;
         return true;
     }

@@ -85,21 +85,22 @@ public:
 private:
     // An ingress queue's counters and what admission reads of its port's configuration (copied from
     // m_config.ports, which stays the source), 32 bytes: an admission reads one line, not the counters' and
-    // the configuration array's.
+    // the configuration array's. The part beyond the reserve is kept, not derived: admission, release and
+    // both PFC checks read it on every packet. The headroom limit is read from m_config only when a packet
+    // is refused the shared pool.
     struct alignas(32) Ingress {
-        uint64_t bytes = 0;               // everything queued from this (port, priority), reserve included
-        uint64_t headroom = 0;            // part of it held in the port's headroom
-        uint64_t headroomLimitBytes = 0;  // MmuPortConfig::headroomBytes
-        uint8_t alphaShift = 0;           // MmuPortConfig::alphaShift
+        uint64_t privateBytes = 0;  // queued from this (port, priority) outside the headroom: reserve, shared
+        uint64_t shared = 0;        // the part of privateBytes beyond the reserve (counted in m_sharedUsed)
+        uint64_t headroom = 0;      // queued in the port's headroom
+        uint8_t alphaShift = 0;     // MmuPortConfig::alphaShift
         bool paused = false;
     };
     uint64_t threshold(const Ingress& in) const;
     static std::size_t index(uint32_t port, uint8_t priority) {
         return std::size_t{port} * kPriorities + priority;
     }
-    uint64_t beyondReserve(const Ingress& in) const {
-        return in.bytes - in.headroom > m_config.reserveBytes ? in.bytes - in.headroom - m_config.reserveBytes
-                                                              : 0;
+    uint64_t beyondReserve(uint64_t privateBytes) const {
+        return privateBytes > m_config.reserveBytes ? privateBytes - m_config.reserveBytes : 0;
     }
 
     // An egress port's queues and what RED reads of its configuration (copied from m_config.ports), in one
@@ -115,8 +116,7 @@ private:
     MmuConfig m_config;
     std::vector<Ingress> m_in;
     std::vector<Egress> m_egress;
-    uint64_t m_headroomTotal = 0;
-    uint64_t m_reserveTotal = 0;
+    uint64_t m_setAsideBytes = 0;  // every port's headroom and every reserve: never in the shared pool
     uint64_t m_sharedUsed = 0;
     uint64_t m_total = 0;
     uint64_t m_peak = 0;
