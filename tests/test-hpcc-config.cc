@@ -236,7 +236,7 @@ TEST_F(ConfigErrors, UnknownKeyNamesFileLineAndKey) {
 
 TEST_F(ConfigErrors, BadRateString) {
     EXPECT_THAT(configError("RATE_AI 20Mbx\n"),
-                AllOf(HasSubstr("line 1: key 'RATE_AI': value '20Mbx' has a missing or unknown unit"),
+                AllOf(HasSubstr("line 1: key 'RATE_AI': value '20Mbx' has an unknown unit"),
                       HasSubstr("expected a rate > 0 such as 20Mb/s")));
     EXPECT_THAT(configError("MIN_RATE fast\n"), HasSubstr("value 'fast' is not a number"));
     EXPECT_THAT(configError("RATE_HAI 0Mb/s\n"), HasSubstr("value '0Mb/s' is zero"));

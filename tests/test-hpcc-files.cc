@@ -44,7 +44,8 @@ TEST(ValueSyntax, DataRates) {
     EXPECT_EQ(bps, 12'288u);
     EXPECT_EQ(parseDataRateBps("2MBps", bps), NumberStatus::Ok);
     EXPECT_EQ(bps, 16'000'000u);
-    EXPECT_EQ(parseDataRateBps("100000000000", bps), NumberStatus::Ok);
+    EXPECT_EQ(parseDataRateBps("100000000000", bps), NumberStatus::NoUnit);    // a unit is required
+    EXPECT_EQ(parseDataRateBps("100000000000", bps, true), NumberStatus::Ok);  // unless bare means b/s
     EXPECT_EQ(bps, 100'000'000'000u);
     EXPECT_EQ(parseDataRateBps("100Gbx", bps), NumberStatus::BadUnit);
     EXPECT_EQ(parseDataRateBps("-5Gbps", bps), NumberStatus::Negative);

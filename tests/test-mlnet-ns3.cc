@@ -310,7 +310,7 @@ TEST_F(MlnetNs3, APfcDeadlockStopsWithThePauseCycle) {
     }
     const ToolRun r =
         ns3(m_dir + "/cycle", write("ring.json", R"({"topology": {"nodes": 6, "links": [)" + links +
-                                                     R"(]}, "switch": {"buffer": "400KB"},
+                                                     R"(]}, "switch": {"buffer": "400KB", "ecn": false},
         "congestion-control": {"algorithm": "none"}, "run": {"hang-check": "2ms"}})"));
     EXPECT_EQ(r.status, 3) << r.err;
     EXPECT_THAT(r.err, HasSubstr("no progress for 2 ms"));

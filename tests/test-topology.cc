@@ -341,7 +341,7 @@ TEST_F(HpccTopologyFile, ErrorsNameTheLine) {
     EXPECT_THAT(error(head + "0 3 100Gbps 1000ns 0\n1 1 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n"),
                 HasSubstr("line 4: link from node 1 to itself"));
     EXPECT_THAT(error(head + "0 3 100Gbps 1000xs 0\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n"),
-                HasSubstr("line 3: delay '1000xs' has a missing or unknown unit"));
+                HasSubstr("line 3: delay '1000xs' has an unknown unit"));
     EXPECT_THAT(error(head + "0 3 100Gbps 1.5ps 0\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n"),
                 HasSubstr("line 3: delay '1.5ps' is finer than 1 ps"));
     EXPECT_THAT(error(head + "0 3 0Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n"),

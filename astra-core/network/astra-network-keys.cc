@@ -117,7 +117,7 @@ bool fieldsFromJson(const nlohmann::json& doc, const std::string& path, const st
         for (const json& v : field.isList ? value : json::array({value})) {
             if (!v.is_number() && !v.is_string()) {
                 diag.error(
-                    atLine(path, field.line) + ": key '" + key + "': " + v.dump() +
+                    atLine(path, field.line) + ": key '" + key + "': " + briefJson(v) +
                     " is neither a name nor a number; expected a name, a number or a flat list of them");
                 ok = false;
                 break;

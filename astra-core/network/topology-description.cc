@@ -165,7 +165,7 @@ std::optional<TopologySpec> buildExplicit(JsonSection& t) {
     }
     for (const nlohmann::json& id : switchList ? *switchList : nlohmann::json::array()) {
         if (!id.is_number_unsigned() || id.get<uint64_t>() >= *nodes || isSwitch[id.get<uint64_t>()]) {
-            t.error("switches", id.dump() + " is not a new node id in 0.." + std::to_string(*nodes - 1));
+            t.error("switches", briefJson(id) + " is not a new node id in 0.." + std::to_string(*nodes - 1));
             return std::nullopt;
         }
         isSwitch[id.get<uint64_t>()] = true;
@@ -299,7 +299,7 @@ SpecPtr topologyFromJson(const nlohmann::json& doc, const std::string& path, con
             const uint64_t value = id.is_number_unsigned() ? id.get<uint64_t>() : UINT64_MAX;
             if (value >= hostOfId.size() || hostOfId[value] == UINT32_MAX || used[hostOfId[value]]) {
                 diag.error(atLine(path, line) + ": key 'ranks': entry " + std::to_string(r) + " (" +
-                           id.dump() + ") is not a host id of the topology, or names a host twice");
+                           briefJson(id) + ") is not a host id of the topology, or names a host twice");
                 return nullptr;
             }
             used[hostOfId[value]] = true;

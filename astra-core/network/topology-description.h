@@ -35,7 +35,7 @@ namespace mlnet {
 
 // Top-level sections of a JSON network description that the packet model reads (ns3-modules/roce/helper).
 inline constexpr const char* kPacketModelSections[] = {"links",      "switch",  "nic", "congestion-control",
-                                                       "background", "outputs", "run"};
+                                                       "background", "outputs", "run", "model-rules"};
 
 // Reads a description (see above). Errors name the file, the line where known and the key; null on errors.
 std::shared_ptr<const TopologySpec> loadTopologyDescription(const std::string& path, Diagnostics& diag);

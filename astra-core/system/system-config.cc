@@ -33,7 +33,7 @@ public:
             v.get<uint64_t>() > std::numeric_limits<T>::max() || v.get<uint64_t>() > max) {
             m_diag.error(where(key) + ": expected an integer in " + std::to_string(min) + ".." +
                          std::to_string(std::min<uint64_t>(max, std::numeric_limits<T>::max())) + ", found " +
-                         v.dump());
+                         briefJson(v));
             return;
         }
         out = v.get<T>();
@@ -48,7 +48,7 @@ public:
             std::ostringstream range;
             range << min << ".." << max;
             m_diag.error(where(key) + ": expected a number in " + range.str() + " (" + unit + "), found " +
-                         v.dump());
+                         briefJson(v));
             return;
         }
         out = v.get<double>();
@@ -63,7 +63,7 @@ public:
         } else if (v.is_number_integer() && (v.get<int64_t>() == 0 || v.get<int64_t>() == 1)) {
             out = v.get<int64_t>() == 1;
         } else {
-            m_diag.error(where(key) + ": expected 0 or 1, found " + v.dump());
+            m_diag.error(where(key) + ": expected 0 or 1, found " + briefJson(v));
         }
     }
     template <typename E>
@@ -81,7 +81,7 @@ public:
             names += names.empty() ? "" : ", ";
             names += name;
         }
-        m_diag.error(where(key) + ": expected one of " + names + ", found " + v.dump());
+        m_diag.error(where(key) + ": expected one of " + names + ", found " + briefJson(v));
     }
     void algorithms(const std::string& key, std::vector<AlgorithmChoice>& out) {
         if (!m_doc.contains(key)) {
@@ -119,7 +119,7 @@ public:
             } else if (name == "oneHalvingDoubling") {
                 c.algorithm = CollectiveAlgorithm::OneHalvingDoubling;
             } else {
-                m_diag.error(where(key) + ": unknown algorithm " + e.dump() +
+                m_diag.error(where(key) + ": unknown algorithm " + briefJson(e) +
                              " (expected ring, direct, directN, halvingDoubling, doubleBinaryTree, oneRing, "
                              "oneDirect, oneHalvingDoubling)");
                 continue;

@@ -112,7 +112,9 @@ int main(int argc, char** argv) {
         spec = loadTopologyDescription(vm["description"].as<std::vector<std::string>>()[0], diag);
     } else {
         LinkSettings link;
-        if (!unitOption(vm, "rate", parseDataRateBps, link.rateBps, "100Gbps") ||
+        if (!unitOption(
+                vm, "rate", [](std::string_view t, uint64_t& v) { return parseDataRateBps(t, v); },
+                link.rateBps, "100Gbps") ||
             !unitOption(vm, "delay", parseTimePs, link.delayPs, "1us")) {
             return 1;
         }

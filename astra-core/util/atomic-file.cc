@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace mlnet {
 
@@ -320,6 +322,57 @@ bool checkOutputPath(const std::string& path, const std::string& what, Diagnosti
         return false;
     }
     return true;
+}
+
+namespace {
+
+// What identifies the file `path` names: (device, inode) when it exists, else its absolute, normalised path
+// with the existing part's symbolic links resolved. Empty for streams and paths that cannot be resolved.
+std::string fileIdentity(const std::string& path) {
+    std::string target, why;
+    if (path.empty() || resolveTarget(path, target, why) != TargetKind::File) {
+        return "";
+    }
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0) {
+        return "inode " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+    }
+    std::error_code error;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(target, error);
+    return error ? "" : "path " + resolved.string();
+}
+
+}  // namespace
+
+bool checkDistinctPaths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs,
+                        Diagnostics& diag) {
+    std::vector<std::pair<std::string, const NamedPath*>> seen;  // identity, whose
+    bool ok = true;
+    for (const NamedPath& in : inputs) {
+        const std::string id = fileIdentity(in.path);
+        if (!id.empty()) {
+            seen.emplace_back(id, &in);
+        }
+    }
+    const std::size_t inputCount = seen.size();
+    for (const NamedPath& out : outputs) {
+        const std::string id = fileIdentity(out.path);
+        if (id.empty()) {
+            continue;
+        }
+        const auto clash =
+            std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == id; });
+        if (clash != seen.end()) {
+            const bool input = clash - seen.begin() < static_cast<std::ptrdiff_t>(inputCount);
+            diag.error(out.path + ": the " + out.what + " would " +
+                       (input ? "overwrite" : "be the same file as") + " the " + clash->second->what + " (" +
+                       clash->second->path + ")" + "; expected a path of its own");
+            ok = false;
+            continue;
+        }
+        seen.emplace_back(id, &out);
+    }
+    return ok;
 }
 
 }  // namespace mlnet

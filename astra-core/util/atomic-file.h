@@ -72,6 +72,18 @@ private:
 // path) otherwise; nothing is created.
 bool checkOutputPath(const std::string& path, const std::string& what, Diagnostics& diag);
 
+// A file a tool reads or writes, and what it is to the tool ("fct.txt output", "system configuration").
+struct NamedPath {
+    std::string path;
+    std::string what;
+};
+
+// Refuses (reported, false) an output that is the same file as another output or as an input: a capture over
+// fct.txt, an output over its own configuration. Paths are compared by the file they name (relative paths,
+// "..", symbolic links and hard links resolved); streams (/dev/null, FIFOs) and empty paths are skipped.
+bool checkDistinctPaths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs,
+                        Diagnostics& diag);
+
 }  // namespace mlnet
 
 #endif

@@ -64,7 +64,7 @@ void JsonSection::error(const std::string& key, const std::string& what) {
 }
 
 void JsonSection::wrongType(const std::string& key, const nlohmann::json& v, const std::string& expected) {
-    error(key, v.dump() + " is not " + expected);
+    error(key, briefJson(v) + " is not " + expected);
 }
 
 const nlohmann::json* JsonSection::get(const std::string& key) {
@@ -110,8 +110,8 @@ std::optional<double> JsonSection::real(const std::string& key, double min, doub
     }
     const double x = v->get<double>();
     if (!(x >= min && x <= max)) {
-        error(key,
-              v->dump() + " is outside " + nlohmann::json(min).dump() + ".." + nlohmann::json(max).dump());
+        error(key, briefJson(*v) + " is outside " + nlohmann::json(min).dump() + ".." +
+                       nlohmann::json(max).dump());
         return std::nullopt;
     }
     return x;
@@ -150,13 +150,13 @@ std::optional<uint64_t> withUnit(JsonSection& s, const std::string& key, const n
         return std::nullopt;
     }
     if (!v->is_string()) {
-        s.error(key, v->dump() + " has no unit; expected a string such as \"" + example + "\"");
+        s.error(key, briefJson(*v) + " has no unit; expected a string such as \"" + example + "\"");
         return std::nullopt;
     }
     uint64_t out = 0;
     const NumberStatus status = parse(v->get_ref<const std::string&>(), out);
     if (status != NumberStatus::Ok) {
-        s.error(key, v->dump() + " " + describeNumberStatus(status) + "; expected a value such as \"" +
+        s.error(key, briefJson(*v) + " " + describeNumberStatus(status) + "; expected a value such as \"" +
                          example + "\"");
         return std::nullopt;
     }
@@ -166,7 +166,9 @@ std::optional<uint64_t> withUnit(JsonSection& s, const std::string& key, const n
 }  // namespace
 
 std::optional<uint64_t> JsonSection::rateBps(const std::string& key) {
-    auto r = withUnit(*this, key, get(key), parseDataRateBps, "100Gbps");
+    auto r = withUnit(
+        *this, key, get(key), [](std::string_view t, uint64_t& b) { return parseDataRateBps(t, b); },
+        "100Gbps");
     if (r && *r == 0) {
         error(key, "a rate of 0; expected a rate > 0");
         return std::nullopt;
@@ -179,7 +181,9 @@ std::optional<uint64_t> JsonSection::timePs(const std::string& key) {
 }
 
 std::optional<uint64_t> JsonSection::sizeBytes(const std::string& key) {
-    return withUnit(*this, key, get(key), parseByteSize, "32MB");
+    return withUnit(
+        *this, key, get(key), [](std::string_view t, uint64_t& b) { return parseByteSize(t, b, false); },
+        "32MB");
 }
 
 std::optional<JsonSection> JsonSection::section(const std::string& key) {

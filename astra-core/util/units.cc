@@ -168,13 +168,15 @@ NumberStatus parseScaledDecimal(std::string_view text, int scalePow10, bool allo
     return scaleDecimal(text, scalePow10, 0, allowRounding, out);
 }
 
-NumberStatus parseDataRateBps(std::string_view text, uint64_t& bps) {
+NumberStatus parseDataRateBps(std::string_view text, uint64_t& bps, bool bareIsBitsPerSecond) {
     const auto [number, unit] = splitUnit(text);
     if (number.empty()) {
         return NumberStatus::NotANumber;
     }
     if (unit.empty()) {
-        return parseUnsignedInteger(number, bps);  // ns-3 reads a bare rate as integer bits/s
+        // ns-3 reads a bare rate as integer bits/s
+        const NumberStatus status = parseUnsignedInteger(number, bps);
+        return status == NumberStatus::Ok && !bareIsBitsPerSecond ? NumberStatus::NoUnit : status;
     }
     struct Prefix {
         const char* text;
@@ -225,13 +227,14 @@ NumberStatus parseTimePs(std::string_view text, uint64_t& ps) {
     return parseTime(text, 3, ps);
 }
 
-NumberStatus parseByteSize(std::string_view text, uint64_t& bytes) {
+NumberStatus parseByteSize(std::string_view text, uint64_t& bytes, bool bareIsBytes) {
     const auto [number, unit] = splitUnit(text);
     if (number.empty()) {
         return NumberStatus::NotANumber;
     }
     if (unit.empty()) {
-        return parseUnsignedInteger(number, bytes);
+        const NumberStatus status = parseUnsignedInteger(number, bytes);
+        return status == NumberStatus::Ok && !bareIsBytes ? NumberStatus::NoUnit : status;
     }
     struct Unit {
         const char* text;
@@ -263,7 +266,9 @@ const char* describeNumberStatus(NumberStatus status) {
         case NumberStatus::NotWhole:
             return "is not a whole number of the unit";
         case NumberStatus::BadUnit:
-            return "has a missing or unknown unit";
+            return "has an unknown unit";
+        case NumberStatus::NoUnit:
+            return "has no unit";
     }
     return "is invalid";
 }

@@ -69,7 +69,7 @@ bool CommGroups::loadJson(const std::string& path, Diagnostics& diag) {
         bool entriesOk = true;
         for (const auto& r : value) {
             if (!r.is_number_unsigned() || r.get<uint64_t>() > UINT32_MAX) {
-                diag.error(where + ": member " + r.dump() + " is not a non-negative integer rank");
+                diag.error(where + ": member " + briefJson(r) + " is not a non-negative integer rank");
                 entriesOk = false;
                 break;
             }

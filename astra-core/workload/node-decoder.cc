@@ -1,5 +1,6 @@
 #include "node-decoder.h"
 #include "util/decimal.h"
+#include "util/json-text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -270,7 +271,7 @@ bool NodeDecoder::decodeProcessGroups(const ChakraProtoMsg::Node& record) {
         DeclaredGroup group{static_cast<GroupId>(id), {}, m_nodeId};
         for (const auto& r : entry["ranks"]) {
             if (!r.is_number_unsigned() || r.get<uint64_t>() > std::numeric_limits<Rank>::max()) {
-                m_diag.error(item + ": ranks must be non-negative integers, found " + r.dump());
+                m_diag.error(item + ": ranks must be non-negative integers, found " + briefJson(r));
                 ok = false;
                 break;
             }

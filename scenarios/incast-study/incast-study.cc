@@ -25,21 +25,20 @@ int main(int argc, char** argv) {
         return 1;
     }
     ns3::CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "number of senders, 1..1024", senders);
-    cmd.AddValue("flowBytes", "bytes per sender (e.g. 1000000 or 1MB)", flowBytes);
-    cmd.AddValue("preset", "CC parameter preset: hpcc-paper or paper", preset);
-    cmd.AddValue("seed", "random seed 1..4294967086", seed);
+    tool.AddText(cmd, "senders", "number of senders, 1..1024", senders);
+    tool.AddText(cmd, "flowBytes", "bytes per sender (e.g. 1000000 or 1MB)", flowBytes);
+    tool.AddText(cmd, "preset", "CC parameter preset: hpcc-paper or paper", preset);
+    tool.AddText(cmd, "seed", "random seed 1.." + std::to_string(mlnet::roce::kMaxSeed), seed);
     cmd.AddValue("verbose", "also print each sender's goodput (Gb/s) over the second half", verbose);
-    cmd.Parse(argc, argv);
     mlnet::CliNumbers numbers("mlnet-incast-study");
     uint64_t sendersValue = 0, seedValue = 0;
-    if (!tool.CheckNoExtraArguments(cmd)) {
+    if (!tool.Parse(cmd, argc, argv)) {
         std::fprintf(stderr, "%s\n", tool.error().c_str());
         return 1;
     }
     if (!numbers.count("senders", senders, 1, 1024, sendersValue) ||
         !numbers.bytes("flowBytes", flowBytes, setup.flowBytes) ||
-        !numbers.count("seed", seed, 1, 4294967086ull, seedValue)) {
+        !numbers.count("seed", seed, 1, mlnet::roce::kMaxSeed, seedValue)) {
         std::fprintf(stderr, "%s\n", numbers.error().c_str());
         return 1;
     }

@@ -21,6 +21,7 @@
 #include "hpcc-config.h"
 #include "hpcc-flow-runner.h"
 #include "model-rules.h"
+#include "network-description.h"
 #include "network/topology-description.h"
 #include "result-writers.h"
 #include "roce-fabric.h"
@@ -29,6 +30,7 @@
 #include "tool-command-line.h"
 #include "util/atomic-file.h"
 #include "util/cli-options.h"
+#include "util/memory-limit.h"
 #include "util/process-usage.h"
 
 using namespace mlnet;
@@ -59,19 +61,19 @@ int main(int argc, char** argv) {
     cmd.Usage(
         "mlnet-flows CONFIG [--topology=FILE] [--flows=FILE] [--cc=none] ...\n"
         "Runs the flows of an HPCC-format config.txt (or JSON) on the RoCE model.");
-    cmd.AddNonOption("config", "config.txt or .json (HPCC keys)", configPath);
-    cmd.AddValue("topology",
+    tool.AddTextNonOption(cmd, "config", "config.txt or .json (HPCC keys)", configPath);
+    tool.AddText(cmd, "topology",
                  "topology (overrides TOPOLOGY_FILE): an HPCC topology file, or a JSON network description "
                  "(net.json with a \"topology\" builder or file)",
                  topologyOverride);
-    cmd.AddValue("flows", "flow file (overrides FLOW_FILE)", flowOverride);
-    cmd.AddValue("fct", "FCT output (overrides FCT_OUTPUT_FILE)", fctOverride);
-    cmd.AddValue("pfc-output", "PFC output (overrides PFC_OUTPUT_FILE)", pfcOverride);
-    cmd.AddValue("qlen-output", "queue samples (overrides QLEN_MON_FILE)", qlenOverride);
+    tool.AddText(cmd, "flows", "flow file (overrides FLOW_FILE)", flowOverride);
+    tool.AddText(cmd, "fct", "FCT output (overrides FCT_OUTPUT_FILE)", fctOverride);
+    tool.AddText(cmd, "pfc-output", "PFC output (overrides PFC_OUTPUT_FILE)", pfcOverride);
+    tool.AddText(cmd, "qlen-output", "queue samples (overrides QLEN_MON_FILE)", qlenOverride);
     const std::string ccHelp = "congestion control overriding CC_MODE: " + ccAlgorithmChoices();
-    cmd.AddValue("cc", ccHelp, cc);
-    cmd.AddValue(
-        "cc-preset",
+    tool.AddText(cmd, "cc", ccHelp, cc);
+    tool.AddText(
+        cmd, "cc-preset",
         "config (parameters from the file, HPCC-compatible), paper (each algorithm's own defaults) or "
         "hpcc-paper (the HPCC paper's settings)",
         ccPreset);
@@ -79,21 +81,27 @@ int main(int argc, char** argv) {
                  "PFC on (1) or off (0, lossy: drops are recovered by go-back-N on a NAK and, unless "
                  "--retransmit=hpcc, after --rto-us without progress)",
                  pfc);
-    cmd.AddValue("pcap", "write every frame sent by every port to this pcap file (RoCEv2 and PFC bytes)",
+    tool.AddText(cmd, "pcap", "write every frame sent by every port to this pcap file (RoCEv2 and PFC bytes)",
                  pcap);
-    cmd.AddValue("report", "write a JSON summary of the run", report);
-    cmd.AddValue("rate-trace",
+    tool.AddText(cmd, "report", "write a JSON summary of the run", report);
+    tool.AddText(cmd, "rate-trace",
                  "write every QP rate/window change: time_ns src_node flow rate_bps window_bytes", rateTrace);
-    cmd.AddValue("seed", "random seed 1..4294967086 (ECN marking, link loss, ECMP salt)", seedText);
-    cmd.AddValue("rto-us",
+    tool.AddText(cmd, "seed",
+                 "random seed 1.." + std::to_string(kMaxSeed) + " (ECN marking, link loss, ECMP salt)",
+                 seedText);
+    std::string maxMemoryText;
+    tool.AddText(
+        cmd, "max-memory",
+        "refuse a run whose packet fabric would need more (e.g. 16GB; default: this machine's memory)",
+        maxMemoryText);
+    tool.AddText(cmd, "rto-us",
                  "retransmission timeout in microseconds, at least 1 (default 1000; --retransmit=hpcc: none)",
                  rtoUsText);
-    AddModelRuleOptions(cmd, ruleOptions);
+    AddModelRuleOptions(tool, cmd, ruleOptions);
     bool listParameters = false;
     cmd.AddValue("cc-parameters", "print every congestion-control parameter (markdown) and exit",
                  listParameters);
-    cmd.Parse(argc, argv);
-    if (!tool.CheckNoExtraArguments(cmd)) {
+    if (!tool.Parse(cmd, argc, argv)) {
         std::cerr << tool.error() << "\n";
         return 1;
     }
@@ -107,7 +115,9 @@ int main(int argc, char** argv) {
     uint64_t seed = 1;
     double rtoUs = 1000;
     // ns-3's generator takes seeds below its modulus 4294967087.
-    if (!numbers.count("seed", seedText, 1, 4294967086ull, seed) ||
+    uint64_t maxMemoryBytes = availableMemoryBytes();
+    if (!numbers.count("seed", seedText, 1, kMaxSeed, seed) ||
+        (!maxMemoryText.empty() && !numbers.bytes("max-memory", maxMemoryText, maxMemoryBytes)) ||
         (!rtoUsText.empty() && !numbers.real("rto-us", rtoUsText, 1, 1e9, rtoUs, false))) {
         std::cerr << numbers.error() << "\n";
         return 1;
@@ -159,12 +169,28 @@ int main(int argc, char** argv) {
     if (!diag.hasErrors()) {
         requireFlowInputs(config, diag);
     }
-    const CcSelection selection = selectCongestionControl(config, cc, ccPreset, diag, rules);
     std::shared_ptr<const TopologySpec> topology;
     std::vector<FlowSpec> flows;
     if (!diag.hasErrors()) {
-        topology = loadTopologyDescription(config.topologyFile, diag);
+        // A JSON network description as the topology: its model rules join the command line's; its other
+        // packet-model sections would be ignored here (CONFIG sets the switches, NICs and congestion
+        // control), so they are refused.
+        std::optional<PacketModelSettings> described;
+        topology = loadTopologyOfNetwork(config.topologyFile, diag, &described);
+        for (const std::string& section : described ? described->sectionsGiven : std::vector<std::string>{}) {
+            if (section != "model-rules") {
+                diag.error(config.topologyFile + ": section '" + section +
+                           "' is not used by mlnet-flows, which takes the switches, NICs, congestion control "
+                           "and run settings from " +
+                           configPath + "; remove it from the description (mlnet-ns3 runs it as written)");
+            }
+        }
+        if (described && !diag.hasErrors() &&
+            !parseModelRules(mergeModelRuleOptions(described->ruleOptions, ruleOptions), rules, rulesError)) {
+            diag.error(config.topologyFile + ": key 'model-rules': " + rulesError.message());
+        }
     }
+    const CcSelection selection = selectCongestionControl(config, cc, ccPreset, diag, rules);
     if (topology) {
         checkConfigAgainstTopology(config, *topology, diag);
         flows = loadFlowFile(config.flowFile, *topology, diag, rules.referenceFlowStarts);
@@ -181,6 +207,15 @@ int main(int argc, char** argv) {
             checkOutputPath(path, what, diag);
         }
     }
+    checkDistinctPaths(
+        {{config.fctOutputFile, "FCT output"},
+         {config.pfcOutputFile, "PFC output"},
+         {config.qlenMonFile, "queue samples"},
+         {pcap, "pcap"},
+         {report, "report"},
+         {rateTrace, "rate trace"}},
+        {{configPath, "configuration"}, {config.topologyFile, "topology"}, {config.flowFile, "flow file"}},
+        diag);
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
         return 2;
@@ -193,6 +228,14 @@ int main(int argc, char** argv) {
     net.pcapPath = pcap;
     rules.ApplyTo(net, selection.algorithm);
 
+    if (!checkMemoryNeed(RoceFabric::EstimateMemoryBytes(*topology), maxMemoryBytes,
+                         config.topologyFile + ": the packet fabric (" +
+                             std::to_string(topology->numHosts()) + " hosts, " +
+                             std::to_string(2 * topology->cables.size()) + " ports)",
+                         "a smaller network", diag)) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
     const double cpuStart = processCpuSeconds();
     RoceFabric network(topology, net, diag);
     if (diag.hasErrors()) {

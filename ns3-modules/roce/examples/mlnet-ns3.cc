@@ -33,6 +33,7 @@
 #include "training-report.h"
 #include "util/atomic-file.h"
 #include "util/cli-options.h"
+#include "util/memory-limit.h"
 #include "util/process-usage.h"
 #include "workload/trace-set.h"
 
@@ -47,11 +48,12 @@ struct Options {
     std::string logging, loggingFolder;
     // Numbers and flags as typed; read through CliNumbers after parsing.
     std::string queuesPerDimText = "1", injectionScaleText = "1", commScaleText = "1", computeScaleText = "1";
-    std::string seedText = "0";
+    std::string seedText = "0", maxMemoryText;
     uint64_t queuesPerDim = 1;
     double injectionScale = 1, commScale = 1, computeScale = 1;
     bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
     uint64_t seed = 0;  // 0: the description's
+    uint64_t maxMemoryBytes = availableMemoryBytes();
     ModelRuleOptions rules;
 
     // Reads the texts; false with the first bad option reported.
@@ -60,7 +62,8 @@ struct Options {
                n.real("injection-scale", injectionScaleText, 0, 1e6, injectionScale) &&
                n.real("comm-scale", commScaleText, 1, 1, commScale) &&
                n.real("compute-scale", computeScaleText, 1, 1, computeScale) &&
-               n.count("seed", seedText, 0, 4294967086ull, seed);
+               n.count("seed", seedText, 0, kMaxSeed, seed) &&
+               (maxMemoryText.empty() || n.bytes("max-memory", maxMemoryText, maxMemoryBytes));
     }
 };
 
@@ -141,38 +144,44 @@ int main(int argc, char** argv) {
         "ASTRA-sim's "
         "ns-3 config.txt / config.json (with --logical-topology-configuration), or an ASTRA-sim analytical "
         "YAML.");
-    cmd.AddValue("workload-configuration", "Chakra trace prefix: PREFIX.<rank>.et", o.workload);
-    cmd.AddValue("system-configuration", "ASTRA-sim system JSON", o.system);
-    cmd.AddValue("network-configuration", "network description (see above)", o.network);
-    cmd.AddValue("remote-memory-configuration", "ASTRA-sim remote-memory JSON (default: NO_MEMORY_EXPANSION)",
-                 o.memory);
-    cmd.AddValue("comm-group-configuration", "communicator groups JSON ('empty' means none)", o.groups);
-    cmd.AddValue("logical-topology-configuration",
+    tool.AddText(cmd, "workload-configuration", "Chakra trace prefix: PREFIX.<rank>.et", o.workload);
+    tool.AddText(cmd, "system-configuration", "ASTRA-sim system JSON", o.system);
+    tool.AddText(cmd, "network-configuration", "network description (see above)", o.network);
+    tool.AddText(cmd, "remote-memory-configuration",
+                 "ASTRA-sim remote-memory JSON (default: NO_MEMORY_EXPANSION)", o.memory);
+    tool.AddText(cmd, "comm-group-configuration", "communicator groups JSON ('empty' means none)", o.groups);
+    tool.AddText(cmd, "logical-topology-configuration",
                  "ASTRA-sim's {\"logical-dims\": [...]} for the collectives", o.logical);
-    cmd.AddValue("num-queues-per-dim", "queues per dimension, 1..1024", o.queuesPerDimText);
-    cmd.AddValue("injection-scale", "multiplies endpoint-delay, 0..1e6", o.injectionScaleText);
-    cmd.AddValue("comm-scale", "accepted for compatibility; must be 1", o.commScaleText);
-    cmd.AddValue("compute-scale", "accepted for compatibility; must be 1", o.computeScaleText);
+    tool.AddText(cmd, "num-queues-per-dim", "queues per dimension, 1..1024", o.queuesPerDimText);
+    tool.AddText(cmd, "injection-scale", "multiplies endpoint-delay, 0..1e6", o.injectionScaleText);
+    tool.AddText(cmd, "comm-scale", "accepted for compatibility; must be 1", o.commScaleText);
+    tool.AddText(cmd, "compute-scale", "accepted for compatibility; must be 1", o.computeScaleText);
     cmd.AddValue("rendezvous-protocol", "not supported; must be false", o.rendezvous);
-    cmd.AddValue("logging-configuration", "accepted for compatibility; ignored", o.logging);
-    cmd.AddValue("logging-folder", "accepted for compatibility; ignored", o.loggingFolder);
+    tool.AddText(cmd, "logging-configuration", "accepted for compatibility; ignored", o.logging);
+    tool.AddText(cmd, "logging-folder", "accepted for compatibility; ignored", o.loggingFolder);
     cmd.AddValue("overlap-collectives", "let a rank run several collectives at once (ASTRA-sim: one)",
                  o.overlap);
     cmd.AddValue("strict", "ASTRA-sim parity checks on the traces", o.strict);
-    cmd.AddValue("cc", "congestion control: none, dcqcn, dctcp, timely or hpcc (default: the network's)",
+    tool.AddText(cmd, "cc", "congestion control: none, dcqcn, dctcp, timely or hpcc (default: the network's)",
                  o.cc);
-    cmd.AddValue("cc-preset", "config, paper, hpcc-paper or attributes (default: the network's)", o.ccPreset);
-    cmd.AddValue("seed", "random seed 1..4294967086 (ECN marking, losses, ECMP salt, background traffic)",
+    tool.AddText(cmd, "cc-preset", "config, paper, hpcc-paper or attributes (default: the network's)",
+                 o.ccPreset);
+    tool.AddText(cmd, "seed",
+                 "random seed 1.." + std::to_string(kMaxSeed) +
+                     " (ECN marking, losses, ECMP salt, background traffic)",
                  o.seedText);
-    cmd.AddValue("output-dir", "where summary.json, fct.txt, pfc.txt, qlen.txt and timeline.json go",
+    tool.AddText(cmd, "output-dir", "where summary.json, fct.txt, pfc.txt, qlen.txt and timeline.json go",
                  o.outputDir);
-    cmd.AddValue("pcap", "also write every frame to this pcap file", o.pcap);
+    tool.AddText(
+        cmd, "max-memory",
+        "refuse a run whose packet fabric would need more (e.g. 16GB; default: this machine's memory)",
+        o.maxMemoryText);
+    tool.AddText(cmd, "pcap", "also write every frame to this pcap file", o.pcap);
     cmd.AddValue("quiet", "no progress lines on stderr", o.quiet);
     cmd.AddValue("compare-analytical", "also run the congestion-aware analytical model and compare",
                  o.compareAnalytical);
-    AddModelRuleOptions(cmd, o.rules);
-    cmd.Parse(argc, argv);
-    if (!tool.CheckNoExtraArguments(cmd)) {
+    AddModelRuleOptions(tool, cmd, o.rules);
+    if (!tool.Parse(cmd, argc, argv)) {
         std::cerr << tool.error() << "\n";
         return 1;
     }
@@ -211,8 +220,10 @@ int main(int argc, char** argv) {
     }
     TraceSetOptions traceOptions;
     traceOptions.read.strict = o.strict;
-    if (o.groups.find("empty") == std::string::npos) {
-        traceOptions.commGroupFile = o.groups;  // ASTRA-sim treats any path containing "empty" as none
+    // "empty" means no groups, as in mlnet-analytical. ASTRA-sim ignores any path containing "empty"; here a
+    // path is a path, so a file such as nonempty-groups.json is read, not silently dropped.
+    if (o.groups != "empty") {
+        traceOptions.commGroupFile = o.groups;
     }
     TraceSet traces;
     if (!diag.hasErrors()) {
@@ -259,11 +270,36 @@ int main(int argc, char** argv) {
     }
     ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(settings.fabric.seed));
     checkOutputPath(out.summary, "summary", diag);  // the streams below check their own paths
+    std::vector<NamedPath> read = {
+        {o.system, "system configuration"},        {o.network, "network configuration"},
+        {o.memory, "remote-memory configuration"}, {traceOptions.commGroupFile, "communicator groups"},
+        {o.logical, "logical topology"},           {network->topology->source, "topology"}};
+    for (const RankTrace& rank : traces.ranks) {
+        read.push_back({rank.path, "trace of rank " + std::to_string(rank.rank)});
+    }
+    if (settings.background) {
+        read.push_back({settings.background->flowSizeCdf, "background flow-size CDF"});
+    }
+    checkDistinctPaths({{out.summary, "summary"},
+                        {out.fct, "FCT output"},
+                        {out.pfc, "PFC output"},
+                        {out.queues, "queue samples"},
+                        {out.timeline, "timeline"},
+                        {o.pcap, "pcap (--pcap)"}},
+                       read, diag);
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
         return 2;
     }
 
+    const TopologySpec& spec = *setup.topology;
+    if (!checkMemoryNeed(RoceFabric::EstimateMemoryBytes(spec), o.maxMemoryBytes,
+                         o.network + ": the packet fabric (" + std::to_string(spec.numHosts()) + " hosts, " +
+                             std::to_string(2 * spec.cables.size()) + " ports)",
+                         "a smaller network", diag)) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
     const double cpuStart = processCpuSeconds();
     const auto wallStart = std::chrono::steady_clock::now();
     RoceFabric fabric(setup.topology, settings.fabric, diag);
@@ -359,6 +395,7 @@ int main(int argc, char** argv) {
         o.workload, o.system, o.network, settings.form, selection.Name(), preset, describeModelRules(rules),
         setup,      fabric};
     writeSummary(out.summary, inputs, run, diag);
+    removeStaleOutputs(out, diag);
     printNetworkSummary(run, selection.Name(), out.summary);
     std::cerr << diag.format(Severity::Warning);
     if (diag.hasErrors()) {

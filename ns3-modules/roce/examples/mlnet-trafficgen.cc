@@ -12,9 +12,10 @@
 #include "flow-file.h"
 #include "flow-generator.h"
 #include "flow-size-cdf.h"
-#include "network/topology-description.h"
+#include "network-description.h"
 #include "util/atomic-file.h"
 #include "util/cli-options.h"
+#include "util/memory-limit.h"
 
 namespace po = boost::program_options;
 using namespace mlnet;
@@ -55,8 +56,10 @@ int main(int argc, char** argv) {
         "start", po::value<std::string>(), "first start time (default 2s, the reference's base time)")(
         "priority", po::value<std::string>(), "priority group 0..7 of every flow (default 3)")(
         "dport", po::value<std::string>(), "destination port of every flow (default 100)")(
-        "seed", po::value<std::string>(), "random seed (default 1)")("output", po::value<std::string>(),
-                                                                     "the flow file to write");
+        "seed", po::value<std::string>(), "random seed (default 1)")(
+        "max-memory", po::value<std::string>(),
+        "refuse to generate more flows than fit in this (e.g. 8GB; default: this machine's memory)")(
+        "output", po::value<std::string>(), "the flow file to write");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(argc, argv).options(visible).run(), vm);
@@ -109,11 +112,30 @@ int main(int argc, char** argv) {
     if (vm.count("seed")) {
         cli.count("seed", text(vm, "seed"), 0, UINT64_MAX, defaults.seed);
     }
+    uint64_t maxMemoryBytes = availableMemoryBytes();
+    if (vm.count("max-memory")) {
+        cli.bytes("max-memory", text(vm, "max-memory"), maxMemoryBytes);
+    }
+    // Checked before any flow is made: each takes its record and its line of the file's text.
+    auto fits = [&](double flows, const std::string& remedy) {
+        constexpr double kBytesPerFlow = sizeof(FlowSpec) + 64;
+        const double bytes = flows * kBytesPerFlow;
+        Diagnostics memory;
+        char what[160];
+        std::snprintf(what, sizeof what, "mlnet-trafficgen: --pattern=%s: about %.0f flows", pattern.c_str(),
+                      flows);
+        if (checkMemoryNeed(bytes >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(bytes), maxMemoryBytes, what,
+                            remedy, memory)) {
+            return true;
+        }
+        std::cerr << memory.format(Severity::Error);
+        return false;
+    };
 
     Diagnostics diag;
     std::vector<FlowHost> hosts;
     if (vm.count("topology")) {
-        const std::shared_ptr<const TopologySpec> spec = loadTopologyDescription(text(vm, "topology"), diag);
+        const std::shared_ptr<const TopologySpec> spec = loadTopologyOfNetwork(text(vm, "topology"), diag);
         if (spec) {
             for (uint32_t h = 0; h < spec->numHosts(); ++h) {
                 const uint64_t rate = spec->numPorts(h) ? spec->cables[spec->portCable(h, 0)].rateBps : 0;
@@ -158,6 +180,14 @@ int main(int argc, char** argv) {
             std::cerr << diag.format(Severity::Error);
             return 2;
         }
+        double expected = 0;  // arrivals per host: duration / mean gap
+        for (const FlowHost& h : hosts) {
+            expected += static_cast<double>(durationNs) * 1e-9 * load * static_cast<double>(h.rateBps) /
+                        (8 * cdf->MeanBytes());
+        }
+        if (!fits(expected, "fewer hosts, a lower --load or a shorter --duration")) {
+            return 2;
+        }
         flows = poissonFlows(hosts, *cdf, load, durationNs, defaults);
     } else {
         uint64_t size = 0;
@@ -165,15 +195,14 @@ int main(int argc, char** argv) {
             return cli.ok() ? 1 : cliError();
         }
         if (pattern == "permutation") {
+            if (!fits(static_cast<double>(hosts.size()), "fewer hosts")) {
+                return 2;
+            }
             flows = permutationFlows(hosts, size, defaults);
         } else if (pattern == "all-to-all") {
-            // Bounded so that a mistyped host count is an error, not an exhausted memory: 4,097 hosts.
-            constexpr uint64_t kMaxFlows = 1ull << 24;
-            const uint64_t n = hosts.size();
-            if (n * (n - 1) > kMaxFlows) {
-                return usage("--pattern=all-to-all: " + std::to_string(n) + " hosts make " +
-                             std::to_string(n * (n - 1)) + " flows; at most " + std::to_string(kMaxFlows) +
-                             " are written");
+            const double n = static_cast<double>(hosts.size());
+            if (!fits(n * (n - 1), "fewer hosts")) {
+                return 2;
             }
             flows = allToAllFlows(hosts, size, defaults);
         } else {
@@ -193,6 +222,10 @@ int main(int argc, char** argv) {
             }
             if (!cli.ok()) {
                 return cliError();
+            }
+            if (!fits(static_cast<double>(senders) * static_cast<double>(rounds),
+                      "fewer --senders or --rounds")) {
+                return 2;
             }
             uint32_t receiver = UINT32_MAX;
             for (uint32_t i = 0; i < hosts.size(); ++i) {

@@ -110,8 +110,8 @@ HpccConfig hpccConfigFromAstraJson(const nlohmann::json& doc, const std::string&
             }
             const auto renamed = kRenamed.find(key);
             const std::string flatKey = renamed != kRenamed.end() ? renamed->second : upper(key);
-            // Flags are JSON booleans there and 0/1 here; the key table reads both.
-            flat[flatKey] = v.is_boolean() ? nlohmann::json(v.get<bool>() ? 1 : 0) : v;
+            // Flags are JSON booleans there; the key table takes a boolean for a flag key only.
+            flat[flatKey] = v;
         }
     }
     if (anyLinkDown) {
@@ -152,7 +152,7 @@ std::optional<std::vector<uint32_t>> loadLogicalTopology(const std::string& path
         const bool ok = d.is_string() ? parseUnsignedInteger(d.get<std::string>(), n) == NumberStatus::Ok
                                       : d.is_number_unsigned() && (n = d.get<uint64_t>(), true);
         if (!ok || n == 0 || n > (1u << 24)) {
-            top.error("logical-dims", "entry " + std::to_string(i) + " (" + d.dump() +
+            top.error("logical-dims", "entry " + std::to_string(i) + " (" + briefJson(d) +
                                           ") is not a dimension size; expected a whole number >= 1");
             return std::nullopt;
         }

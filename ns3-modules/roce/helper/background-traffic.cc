@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "ns3/double.h"
 #include "ns3/simulator.h"
@@ -16,6 +17,7 @@ BackgroundTraffic::BackgroundTraffic(RoceFabric& fabric, const BackgroundSetting
       m_settings(settings),
       m_gap(ns3::CreateObject<ns3::ExponentialRandomVariable>()),
       m_uniform(ns3::CreateObject<ns3::UniformRandomVariable>()) {
+    const std::string where = settings.source + ": key 'background";
     m_cdf = FlowSizeCdf::Load(settings.flowSizeCdf, diag);
     m_hosts = settings.hosts;
     if (m_hosts.empty()) {
@@ -25,22 +27,43 @@ BackgroundTraffic::BackgroundTraffic(RoceFabric& fabric, const BackgroundSetting
     }
     for (uint32_t h : m_hosts) {
         if (h >= fabric.NumHosts()) {
-            diag.error("background.hosts: host index " + std::to_string(h) + " is not below the " +
+            diag.error(where + ".hosts': host index " + std::to_string(h) + " is not below the " +
                        std::to_string(fabric.NumHosts()) + " hosts of the network");
             return;
         }
     }
     if (m_hosts.size() < 2) {
-        diag.error("background.hosts: background traffic needs at least two hosts");
+        diag.error(where + "': background traffic needs at least two hosts; the network has " +
+                   std::to_string(m_hosts.size()));
         return;
     }
     if (!m_cdf) {
         return;
     }
+    // The load counts payload bytes; what the NIC carries also has each packet's headers and gap. A load
+    // whose frames exceed the line rate never drains: flows pile up until memory runs out.
+    const double meanBytes = m_cdf->MeanBytes();
+    const NicSettings& nic = fabric.Settings().nic;
+    const double payload = nic.mtuPayloadBytes;
+    const double perPacket = static_cast<double>(nic.frames.Data(nic.mtuPayloadBytes, nic.intEnabled) -
+                                                 nic.mtuPayloadBytes + nic.frames.OverheadBytes());
+    const double framedLoad =
+        settings.load * (meanBytes + std::max(1.0, meanBytes / payload) * perPacket) / meanBytes;
+    if (framedLoad > 1) {
+        char what[256];
+        std::snprintf(
+            what, sizeof what,
+            ".load': %g of flows averaging %.0f B is %.3g times each NIC's rate once every packet's "
+            "%.0f B of headers and gap are counted; expected a load whose frames fit (at most "
+            "%.3g here)",
+            settings.load, meanBytes, framedLoad, perPacket, settings.load / framedLoad);
+        diag.error(where + what);
+        return;
+    }
     m_gap->SetAttribute("Mean", ns3::DoubleValue(1.0));
     for (uint32_t h : m_hosts) {
         const double rateBps = static_cast<double>(fabric.Nic(h).Device()->RateBps());
-        const double flowsPerSecond = settings.load * rateBps / (8 * m_cdf->MeanBytes());
+        const double flowsPerSecond = settings.load * rateBps / (8 * meanBytes);
         m_meanGapPs.push_back(1e12 / flowsPerSecond);
     }
 }
@@ -61,7 +84,7 @@ void BackgroundTraffic::Start() {
 void BackgroundTraffic::Arrival(uint32_t index) {
     const uint32_t src = m_hosts[index];
     uint32_t dst = src;
-    while (dst == src) {
+    while (dst == src) {  // ends: the hosts are distinct and at least two (network-description.cc)
         dst = m_hosts[static_cast<std::size_t>(m_uniform->GetValue() * static_cast<double>(m_hosts.size())) %
                       m_hosts.size()];
     }

@@ -68,12 +68,13 @@ cc::DctcpParams dctcpFromConfig(const HpccConfig& c, Diagnostics& diag) {
 
 enum class Preset { Config, Paper, HpccPaper, Attributes };
 
+const std::pair<const char*, Preset> kPresetNames[] = {{"config", Preset::Config},
+                                                       {"paper", Preset::Paper},
+                                                       {"hpcc-paper", Preset::HpccPaper},
+                                                       {"attributes", Preset::Attributes}};
+
 bool parsePreset(const std::string& name, Preset& preset) {
-    static const std::pair<const char*, Preset> kNames[] = {{"config", Preset::Config},
-                                                            {"paper", Preset::Paper},
-                                                            {"hpcc-paper", Preset::HpccPaper},
-                                                            {"attributes", Preset::Attributes}};
-    for (const auto& [n, p] : kNames) {
+    for (const auto& [n, p] : kPresetNames) {
         if (name == n) {
             preset = p;
             return true;
@@ -103,6 +104,20 @@ RoceNic::CcFactory presetFactory(Preset preset, const Params& fromConfig, const 
 }
 
 }  // namespace
+
+bool isCcPresetName(const std::string& name) {
+    Preset preset;
+    return parsePreset(name, preset);
+}
+
+std::string ccPresetChoices() {
+    std::string text;
+    const std::size_t n = sizeof(kPresetNames) / sizeof(kPresetNames[0]);
+    for (std::size_t i = 0; i < n; ++i) {
+        text += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(kPresetNames[i].first);
+    }
+    return text;
+}
 
 CcSelection selectCongestionControl(const HpccConfig& config, const std::string& algorithm,
                                     const std::string& presetName, Diagnostics& diag,
@@ -135,7 +150,7 @@ CcSelection selectCongestionControl(const HpccConfig& config, const std::string&
     }
     Preset preset = Preset::Config;
     if (!parsePreset(presetName, preset)) {
-        diag.error("--cc-preset must be config, paper, hpcc-paper or attributes, not '" + presetName + "'");
+        diag.error("--cc-preset must be " + ccPresetChoices() + ", not '" + presetName + "'");
         return s;
     }
     // The attribute values at selection time (Config::SetDefault / --mlnet::roce::RoceCcConfig::... options).

@@ -1,5 +1,5 @@
 // Which congestion control a run uses, and how the NIC must behave for it, from the HPCC-style configuration:
-// CC_MODE picks the algorithm (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP, anything else none) and its keys give the
+// CC_MODE picks the algorithm (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP, 0 or 12 none) and its keys give the
 // parameters ("config" preset, HPCC-compatible), or a named preset replaces them ("paper": each algorithm's
 // own paper or vendor defaults; "hpcc-paper": the HPCC paper's settings regardless of the file's values).
 #ifndef MLNET_ROCE_CC_SELECTION_H
@@ -22,6 +22,11 @@ struct CcSelection {
     bool ecnEchoOnAck = true;  // the receiver echoes CE on ACKs (HPCC-compatible) instead of sending CNPs
     bool intEnabled = false;   // data carries INT and ACKs echo it (HPCC)
 };
+
+// Whether `name` is a preset selectCongestionControl takes; the choices as "config, paper, ... or
+// attributes".
+bool isCcPresetName(const std::string& name);
+std::string ccPresetChoices();
 
 // `algorithm`: "" (follow CC_MODE), "none", "dcqcn", "hpcc", "timely" or "dctcp". `presetName`: "config"
 // (default), "paper", "hpcc-paper" or "attributes" (the RoceCcConfig attribute values). Bad names go to diag.

@@ -70,7 +70,7 @@ struct FabricSettings {
     // connections; HPCC-style experiments and ASTRA-sim's ns-3 backend open one per message).
     bool reuseConnections = false;
     RoceNic::CcFactory ccFactory;
-    uint64_t seed = 1;  // ECMP salt; the random variables' draws come from ns-3's RngSeedManager seed
+    uint64_t seed = 1;  // ECMP salt, and ns-3's RngSeedManager seed (1..kMaxSeed) of the random draws
     EcmpHashing ecmp =
         EcmpHashing::Ours;  // or the reference's hash and per-pair source ports (model-rules.h)
     std::string pcapPath;   // empty: no capture
@@ -79,6 +79,10 @@ struct FabricSettings {
     // leaves the heap as it is, for programs that embed the fabric and manage their memory themselves.
     bool hugePageHeap = true;
 };
+
+// The largest seed ns-3's RngSeedManager takes: its MRG32k3a streams need a seed below m1 = 4294967087
+// (a larger one aborts inside ns-3). Every reader of a seed (command lines, descriptions) bounds it by this.
+constexpr uint64_t kMaxSeed = 4294967086ull;
 
 // The algorithm's factory and the NIC mode it needs (ECN echoed on ACKs or real CNPs; INT for HPCC).
 void applyCongestionControl(FabricSettings& settings, const CcSelection& selection);

@@ -24,6 +24,7 @@ HangDetector::~HangDetector() {
 
 void HangDetector::Start() {
     m_hung = false;
+    m_tooSlow = false;
     m_report.clear();
     m_last = UINT64_MAX;
     m_event.Cancel();
@@ -36,9 +37,22 @@ void HangDetector::Check() {
     if (stalled || (m_busy() && progress == m_last)) {
         m_hung = true;
         std::ostringstream s;
+        const auto moving = stalled ? std::nullopt : m_fabric.LatestFrameOnTheWay();
         if (stalled) {
             s << "nothing is in flight and no event is pending, but the run is not finished, at "
               << static_cast<double>(nowPs()) / 1e12 << " s\n";
+        } else if (moving) {
+            // Not a deadlock: frames still move, but no byte was delivered in a whole interval.
+            m_tooSlow = true;
+            s << "no byte was delivered for " << static_cast<double>(m_intervalPs) / 1e9 << " ms at "
+              << static_cast<double>(nowPs()) / 1e12
+              << " s, but frames are still moving: the network is too slow for the hang check. The last to "
+                 "arrive left node "
+              << moving->nodeId << " port " << moving->port << " (" << describeRate(moving->rateBps) << ", "
+              << static_cast<double>(moving->delayPs) / 1e6 << " us cable) and arrives in "
+              << static_cast<double>(moving->arrivalPs - nowPs()) / 1e12
+              << " s; expected progress within the hang-check interval: check that link's rate and delay, "
+                 "or check less often (run.hang-check)\n";
         } else {
             s << "no progress for " << static_cast<double>(m_intervalPs) / 1e9 << " ms at "
               << static_cast<double>(nowPs()) / 1e12 << " s\n";

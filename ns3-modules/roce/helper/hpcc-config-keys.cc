@@ -158,10 +158,19 @@ const KeySpec kKeys[] = {
     // congestion control
     {"CC_MODE", false,
      [](Builder& b, HpccConfig& c) {
+         // The reference runs every other mode as no congestion control; only the two modes that mean it on
+         // purpose are taken as such (0, and 12: astra-network-ns3's shipped default), so a typo is an error.
+         static const std::string kModes = "1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP, 10 HPCC-PINT, 0 or 12 none";
          uint32_t mode = 0;
-         if (b.u32(mode, 0, INT32_MAX, "1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP, 10 HPCC-PINT, other: none")) {
-             c.ccMode = static_cast<int>(mode);
+         if (!b.u32(mode, 0, INT32_MAX, kModes)) {
+             return;
          }
+         if (mode != 0 && mode != kCcModeNone && mode != kCcModeDcqcn && mode != kCcModeHpcc &&
+             mode != kCcModeTimely && mode != kCcModeDctcp && mode != kCcModeHpccPint) {
+             b.fail(std::to_string(mode) + " is no congestion-control mode; expected " + kModes);
+             return;
+         }
+         c.ccMode = static_cast<int>(mode);
      }},
     // window
     {"HAS_WIN", false, [](Builder& b, HpccConfig& c) { b.flag(c.hasWindow); }},

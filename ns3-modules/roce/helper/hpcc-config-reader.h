@@ -128,7 +128,7 @@ public:
     bool rateAt(std::size_t i, uint64_t& out) {
         static const std::string expected = "a rate > 0 such as 20Mb/s, 100Gbps or 100000000000 (b/s)";
         uint64_t v = 0;
-        const NumberStatus status = parseDataRateBps(m_entry->tokens[i], v);
+        const NumberStatus status = parseDataRateBps(m_entry->tokens[i], v, true);
         if (status != NumberStatus::Ok) {
             return badValue(i, describeNumberStatus(status), expected);
         }

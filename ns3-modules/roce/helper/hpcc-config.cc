@@ -156,7 +156,7 @@ bool jsonEntry(const std::string& path, const std::string& key, const nlohmann::
         entry.tokens.push_back(std::to_string(value.size()));
         for (auto& [rate, v] : value.items()) {
             if (!jsonToken(v, token) || v.is_string() || v.is_boolean()) {
-                return bad("rate '" + rate + "' maps to " + v.dump() + "; expected a number");
+                return bad("rate '" + rate + "' maps to " + briefJson(v) + "; expected a number");
             }
             entry.tokens.push_back(rate);
             entry.tokens.push_back(token);
@@ -164,7 +164,8 @@ bool jsonEntry(const std::string& path, const std::string& key, const nlohmann::
     } else if (value.is_array()) {
         for (const nlohmann::json& v : value) {
             if (!jsonToken(v, token)) {
-                return bad("array element " + v.dump() + " is not a number or string; expected a flat list");
+                return bad("array element " + briefJson(v) +
+                           " is not a number or string; expected a flat list");
             }
             entry.tokens.push_back(token);
         }

@@ -39,12 +39,14 @@
 
 namespace mlnet::roce {
 
-// CC_MODE values of the reference; any other value selects no congestion control (line rate plus the window).
+// CC_MODE values of the reference, where any other value selects no congestion control (line rate plus the
+// window); config.txt readers take only 0 and 12 for that.
 inline constexpr int kCcModeDcqcn = 1;
 inline constexpr int kCcModeHpcc = 3;
 inline constexpr int kCcModeTimely = 7;
 inline constexpr int kCcModeDctcp = 8;
 inline constexpr int kCcModeHpccPint = 10;
+inline constexpr int kCcModeNone = 12;  // astra-network-ns3's default: no algorithm (0 means the same)
 
 // "DCQCN", "HPCC", "TIMELY", "DCTCP", "HPCC-PINT", or "none (line rate + window)" for any other mode.
 std::string describeCcMode(int ccMode);

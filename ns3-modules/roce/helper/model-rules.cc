@@ -37,51 +37,51 @@ void ModelRules::ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const 
     }
 }
 
-void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& o) {
-    cmd.AddValue("compat", "none (default) or hpcc: the HPCC reference simulator's side of every rule below",
-                 o.compat);
-    cmd.AddValue("framing", "rocev2 (real frames, default) or hpcc (the reference's packet sizes, no IFG)",
-                 o.framing);
-    cmd.AddValue("hpcc-queue", "HPCC's queue term: mean (interval mean, default) or point (the reference's)",
-                 o.hpccQueue);
-    cmd.AddValue("flow-starts",
+void AddModelRuleOptions(ToolCommandLine& tool, ns3::CommandLine& cmd, ModelRuleOptions& o) {
+    tool.AddText(cmd, "compat",
+                 "none (default) or hpcc: the HPCC reference simulator's side of every rule below", o.compat);
+    tool.AddText(cmd, "framing",
+                 "rocev2 (real frames, default) or hpcc (the reference's packet sizes, no IFG)", o.framing);
+    tool.AddText(cmd, "hpcc-queue",
+                 "HPCC's queue term: mean (interval mean, default) or point (the reference's)", o.hpccQueue);
+    tool.AddText(cmd, "flow-starts",
                  "exact (default) or reference (flow-file seconds through a double, truncated to the ns)",
                  o.flowStarts);
-    cmd.AddValue("ecmp", "ours (default) or hpcc (the reference's ECMP hash, next-hop order, source ports)",
-                 o.ecmp);
-    cmd.AddValue("hpcc-rate-change",
+    tool.AddText(cmd, "ecmp",
+                 "ours (default) or hpcc (the reference's ECMP hash, next-hop order, source ports)", o.ecmp);
+    tool.AddText(cmd, "hpcc-rate-change",
                  "keep (default) or shift (the reference: an HPCC rate change moves the pending send time)",
                  o.hpccRateChange);
-    cmd.AddValue(
-        "nic-arbitration",
+    tool.AddText(
+        cmd, "nic-arbitration",
         "ours (default: round robin over the QPs that may send) or hpcc (the reference's scan of every QP "
         "in opening order)",
         o.nicArbitration);
-    cmd.AddValue(
-        "int-fields",
+    tool.AddText(
+        cmd, "int-fields",
         "exact (default: full-width INT records) or hpcc (the reference's units: bytes in 128 B, queue "
         "in 80 B, times INT_MULTI)",
         o.intFields);
-    cmd.AddValue("ecn-draws",
+    tool.AddText(cmd, "ecn-draws",
                  "ours (default: each switch its own random variable) or hpcc (the reference's: a fresh ns-3 "
                  "stream per marking decision, numbered as it numbers them)",
                  o.ecnDraws);
-    cmd.AddValue(
-        "mmu",
+    tool.AddText(
+        cmd, "mmu",
         "ours (default) or hpcc (the reference's switch buffer: headroom 3 x rate x delay, its reserve "
         "and headroom accounting)",
         o.mmu);
-    cmd.AddValue(
-        "pfc-pause",
+    tool.AddText(
+        cmd, "pfc-pause",
         "quanta (default: 802.1Qbb pause times, renewed while congested) or hpcc (a pause holds until "
         "its resume)",
         o.pfcPause);
-    cmd.AddValue(
-        "ack-class",
+    tool.AddText(
+        cmd, "ack-class",
         "ours (default: ACK_HIGH_PRIO's class 0 at NICs and switches) or hpcc (at NICs only; switches "
         "queue ACKs with their data)",
         o.ackClass);
-    cmd.AddValue("retransmit",
+    tool.AddText(cmd, "retransmit",
                  "timeout (default: go-back-N on a NAK or after --rto-us without progress) or hpcc (on a NAK "
                  "only, as the reference)",
                  o.retransmit);

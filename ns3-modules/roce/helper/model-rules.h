@@ -13,6 +13,7 @@
 #include "cc-algorithm.h"
 #include "frame-charges.h"
 #include "network/routing.h"
+#include "tool-command-line.h"
 
 namespace mlnet::roce {
 
@@ -88,7 +89,7 @@ bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, ModelRu
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over);
 // Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp, --hpcc-rate-change,
 // --nic-arbitration, --int-fields, --ecn-draws, --mmu, --pfc-pause, --ack-class and --retransmit.
-void AddModelRuleOptions(ns3::CommandLine& cmd, ModelRuleOptions& options);
+void AddModelRuleOptions(ToolCommandLine& tool, ns3::CommandLine& cmd, ModelRuleOptions& options);
 // One line naming every rule's choice, for the tools' output.
 std::string describeModelRules(const ModelRules& rules);
 

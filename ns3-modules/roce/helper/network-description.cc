@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "astra-ns3-inputs.h"
+#include "cc-algorithm.h"
+#include "cc-selection.h"
 #include "network/topology-description.h"
 #include "util/json-section.h"
 #include "util/json-text.h"
@@ -64,9 +67,17 @@ void readSwitch(JsonSection& s, FabricSettings& f) {
     if (auto ecn = readEcn(s, "ecn-per-25gbps")) {
         f.ecnPer25Gbps = ecn;
     }
+    // What a switch sets aside depends on its ports (RoceFabric checks the whole budget); the reserve alone
+    // can be judged here, with the key's line.
+    if (f.reserveBytes >= f.bufferBytes) {
+        s.error(s.has("reserve") ? "reserve" : "buffer",
+                "a reserve of " + std::to_string(f.reserveBytes) +
+                    " B per port and priority does not fit a " + std::to_string(f.bufferBytes) +
+                    " B buffer; expected a reserve well below the buffer");
+    }
 }
 
-void readTiers(JsonSection& s, FabricSettings& f) {
+void readTiers(JsonSection& s, FabricSettings& f, const TopologySpec* topology) {
     const nlohmann::json* tiers = s.value("tiers");
     if (!tiers) {
         return;
@@ -76,6 +87,21 @@ void readTiers(JsonSection& s, FabricSettings& f) {
         return;
     }
     for (const auto& [tier, value] : tiers->items()) {
+        if (topology) {
+            // Tiers of switches only: tier 0 is the hosts.
+            const std::vector<std::string> names(topology->tierNames.begin() + 1, topology->tierNames.end());
+            if (std::find(names.begin(), names.end(), tier) == names.end()) {
+                std::string known;
+                for (const std::string& n : names) {
+                    known += (known.empty() ? "'" : ", '") + n + "'";
+                }
+                const std::string hint = nearestKey(tier, names);
+                s.error("tiers", "the topology has no tier '" + tier + "'" +
+                                     (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+                                     " (its switch tiers: " + (known.empty() ? "none" : known) + ")");
+                continue;
+            }
+        }
         if (!value.is_object()) {
             s.error("tiers", "tier '" + tier + "' is not an object of settings");
             continue;
@@ -94,9 +120,12 @@ void readTiers(JsonSection& s, FabricSettings& f) {
 
 void readNic(JsonSection& s, PacketModelSettings& p) {
     NicSettings& n = p.fabric.nic;
-    n.mtuPayloadBytes = static_cast<uint32_t>(s.sizeBytes("payload").value_or(n.mtuPayloadBytes));
-    if (n.mtuPayloadBytes == 0 || n.mtuPayloadBytes > 9000) {
-        s.error("payload", std::to_string(n.mtuPayloadBytes) + " B; expected 1 B .. 9000 B per packet");
+    // Bounded before the cast to 32 bits: 4294967297B must not become a 1-byte payload.
+    const uint64_t payload = s.sizeBytes("payload").value_or(n.mtuPayloadBytes);
+    if (payload == 0 || payload > 9000) {
+        s.error("payload", std::to_string(payload) + " B; expected 1 B .. 9000 B per packet");
+    } else {
+        n.mtuPayloadBytes = static_cast<uint32_t>(payload);
     }
     n.ackIntervalBytes = s.sizeBytes("ack-interval").value_or(n.ackIntervalBytes);
     n.ackChunkBytes = s.sizeBytes("ack-chunk").value_or(n.ackChunkBytes);
@@ -116,7 +145,7 @@ void readNic(JsonSection& s, PacketModelSettings& p) {
             });
         if (!list) {
             s.error("priority-classes",
-                    classes->dump() +
+                    briefJson(*classes) +
                         " is not a list of 1 to 64 traffic classes, each 1..7 (class 0 carries ACKs)");
         } else {
             for (const nlohmann::json& c : *classes) {
@@ -137,17 +166,35 @@ void readNic(JsonSection& s, PacketModelSettings& p) {
 }
 
 void readCongestionControl(JsonSection& s, PacketModelSettings& p) {
-    p.cc = s.string("algorithm").value_or(p.cc);
-    p.ccPreset = s.string("preset").value_or(p.ccPreset);
+    if (auto algorithm = s.string("algorithm")) {
+        CcAlgorithm chosen;
+        if (parseCcAlgorithm(*algorithm, chosen)) {
+            p.cc = *algorithm;
+        } else {
+            s.error("algorithm", "'" + *algorithm + "'; expected " + ccAlgorithmChoices());
+        }
+    }
+    if (auto preset = s.string("preset")) {
+        if (isCcPresetName(*preset)) {
+            p.ccPreset = *preset;
+        } else {
+            s.error("preset", "'" + *preset + "'; expected " + ccPresetChoices());
+        }
+    }
     if (const nlohmann::json* parameters = s.value("parameters")) {
         if (!parameters->is_object()) {
             s.error("parameters", "expected an object of config.txt keys, e.g. {\"RATE_AI\": \"20Mb/s\"}");
             return;
         }
-        p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
-        if (!s.has("preset")) {
-            p.ccPreset = "config";  // parameters mean the "config" preset unless another is named
+        // Parameters are the "config" preset's values; any other preset takes its own and would ignore them.
+        if (s.has("preset") && p.ccPreset != "config") {
+            s.error("parameters", "apply only with the \"config\" preset; preset '" + p.ccPreset +
+                                      "' takes its own values and would ignore them (drop the preset, or "
+                                      "the parameters)");
+            return;
         }
+        p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
+        p.ccPreset = "config";
     }
 }
 
@@ -162,6 +209,14 @@ void readOutputs(JsonSection& s, PacketModelSettings& p) {
     p.queueIntervalPs = s.timePs("queue-interval").value_or(p.queueIntervalPs);
     p.queueStartPs = s.timePs("queue-start").value_or(p.queueStartPs);
     p.queueEndPs = s.timePs("queue-end").value_or(p.queueEndPs);
+    if (p.queueIntervalPs == 0) {
+        s.error("queue-interval", "is 0; expected an interval of at least 1ps between queue samples");
+    }
+    if (p.queueStartPs >= p.queueEndPs) {
+        s.error(s.has("queue-end") ? "queue-end" : "queue-start",
+                "queue samples would end (" + std::to_string(p.queueEndPs) + " ps) before they start (" +
+                    std::to_string(p.queueStartPs) + " ps); expected queue-start before queue-end");
+    }
     p.timeline = s.boolean("timeline").value_or(p.timeline);
     p.timelineFlows = s.count("timeline-flows", p.timelineFlows, 0, 100'000'000);
 }
@@ -169,7 +224,7 @@ void readOutputs(JsonSection& s, PacketModelSettings& p) {
 void readRun(JsonSection& s, PacketModelSettings& p) {
     p.timeLimitPs = s.timePs("time-limit").value_or(p.timeLimitPs);
     p.hangCheckPs = s.timePs("hang-check").value_or(p.hangCheckPs);
-    p.seed = s.count("seed", p.seed, 1, UINT32_MAX);
+    p.seed = s.count("seed", p.seed, 1, kMaxSeed);
     if (p.hangCheckPs < 1'000'000) {
         s.error("hang-check", "below 1 us; expected an interval of at least 1us");
     }
@@ -177,40 +232,79 @@ void readRun(JsonSection& s, PacketModelSettings& p) {
 
 void readBackground(JsonSection& s, PacketModelSettings& p) {
     BackgroundSettings b;
+    b.source = s.path();
+    // Every key is read before any is judged, so a missing one is not reported along with false "unknown key"
+    // errors for the others.
     const auto cdf = s.string("flow-size-cdf");
     const auto load = s.real("load", 1e-6, 1);
+    b.trafficClass = static_cast<uint8_t>(s.count("traffic-class", b.trafficClass, 1, 7));
+    b.dport = static_cast<uint16_t>(s.count("dport", b.dport, 0, 65535));
+    if (const nlohmann::json* hosts = s.value("hosts")) {
+        std::set<uint64_t> seen;
+        if (!hosts->is_array()) {
+            s.error("hosts", "expected a list of host indices");
+        }
+        for (const nlohmann::json& h : hosts->is_array() ? *hosts : nlohmann::json::array()) {
+            // Bounded before the cast: a 33-bit index must not wrap onto a real host.
+            if (!h.is_number_unsigned() || h.get<uint64_t>() > UINT32_MAX) {
+                s.error("hosts", briefJson(h) + " is not a host index; expected whole numbers 0..4294967295");
+                break;
+            }
+            if (!seen.insert(h.get<uint64_t>()).second) {
+                s.error("hosts", "host " + briefJson(h) + " is listed twice; expected each host once");
+                break;
+            }
+            b.hosts.push_back(h.get<uint32_t>());
+        }
+        if (s.ok() && b.hosts.size() < 2) {
+            s.error("hosts", "lists " + std::to_string(b.hosts.size()) +
+                                 " host(s); background traffic needs at least two (or no list: every host)");
+        }
+    }
     if (!cdf || !load) {
         if (s.ok()) {
-            s.error("flow-size-cdf", "background traffic needs flow-size-cdf and load");
+            s.error(cdf ? "load" : "flow-size-cdf", "background traffic needs flow-size-cdf and load");
         }
         return;
     }
     b.flowSizeCdf = fs::path(*cdf).is_relative() ? (fs::path(s.path()).parent_path() / *cdf).string() : *cdf;
     b.load = *load;
-    b.trafficClass = static_cast<uint8_t>(s.count("traffic-class", b.trafficClass, 1, 7));
-    b.dport = static_cast<uint16_t>(s.count("dport", b.dport, 0, 65535));
-    if (const nlohmann::json* hosts = s.value("hosts")) {
-        if (!hosts->is_array()) {
-            s.error("hosts", "expected a list of host indices");
-        } else {
-            for (const nlohmann::json& h : *hosts) {
-                if (!h.is_number_unsigned()) {
-                    s.error("hosts", h.dump() + " is not a host index");
-                    return;
-                }
-                b.hosts.push_back(h.get<uint32_t>());
-            }
-        }
+    if (s.ok()) {
+        p.background = b;
     }
-    p.background = b;
 }
 
 template <typename Reader>
 void section(JsonSection& top, const char* key, PacketModelSettings& p, Reader read) {
     if (auto s = top.section(key)) {
+        p.sectionsGiven.push_back(key);
         read(*s, p);
         s->finish();
     }
+}
+
+// Whether a JSON document is meant as our network description (it has a "topology", or a section only ours
+// has), as opposed to ASTRA-sim's config.json or the analytical tools' forms. ASTRA-sim's config.json also
+// has a "switch" section, with its own keys.
+bool isOurDescription(const nlohmann::json& doc) {
+    if (doc.contains("topology") && doc["topology"].is_object()) {
+        return true;
+    }
+    for (const char* section : kPacketModelSections) {
+        if (std::string(section) != "switch" && doc.contains(section)) {
+            return true;
+        }
+    }
+    const auto sw = doc.find("switch");
+    if (sw != doc.end() && sw->is_object()) {
+        for (const char* key :
+             {"buffer", "reserve", "pfc", "ecn", "cut-through", "tiers", "ecn-per-25gbps"}) {
+            if (sw->contains(key)) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const std::string& path,
@@ -222,9 +316,9 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
     JsonSection top(doc, path, text, "", diag);
     top.accept("topology");
     top.accept("ranks");
-    section(top, "switch", d.settings, [](JsonSection& s, PacketModelSettings& p) {
+    section(top, "switch", d.settings, [&d](JsonSection& s, PacketModelSettings& p) {
         readSwitch(s, p.fabric);
-        readTiers(s, p.fabric);
+        readTiers(s, p.fabric, d.topology.get());
     });
     section(top, "nic", d.settings, readNic);
     section(top, "congestion-control", d.settings, readCongestionControl);
@@ -275,6 +369,24 @@ std::optional<NetworkDescription> fromHpccConfig(HpccConfig config, Diagnostics&
 
 }  // namespace
 
+std::shared_ptr<const TopologySpec> loadTopologyOfNetwork(const std::string& path, Diagnostics& diag,
+                                                          std::optional<PacketModelSettings>* settings) {
+    if (endsWith(path, ".json")) {
+        std::string text;
+        nlohmann::json doc;
+        Diagnostics quiet;  // read again below, with its errors
+        if (readTextFile(path, text, quiet, "network description") &&
+            parseJsonObject(text, path, "a JSON object", doc, quiet) && isOurDescription(doc)) {
+            std::optional<NetworkDescription> d = loadNetworkDescription(path, diag);
+            if (d && settings) {
+                *settings = std::move(d->settings);
+            }
+            return d ? d->topology : nullptr;
+        }
+    }
+    return loadTopologyDescription(path, diag);
+}
+
 PacketModelSettings packetSettingsFromHpccConfig(const HpccConfig& config) {
     PacketModelSettings s;
     s.source = config.path;
@@ -316,7 +428,14 @@ std::optional<NetworkDescription> loadNetworkDescription(const std::string& path
     if (!parseJsonObject(text, path, "a JSON network description", doc, diag)) {
         return std::nullopt;
     }
-    if (doc.contains("topology") && doc["topology"].is_object()) {
+    if (isOurDescription(doc)) {
+        if (!doc.contains("topology")) {
+            diag.error(path +
+                       ": key 'topology' is missing; a network description needs one, e.g. "
+                       "{\"topology\": {\"builder\": \"fat-tree\", \"k\": 4, \"rate\": \"100Gbps\", "
+                       "\"delay\": \"1us\"}}");
+            return std::nullopt;
+        }
         return fromOurJson(doc, path, text, diag);
     }
     if (isAstraNs3JsonConfig(doc)) {

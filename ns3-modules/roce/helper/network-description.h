@@ -43,6 +43,7 @@
 namespace mlnet::roce {
 
 struct BackgroundSettings {
+    std::string source;           // the description it came from, for messages
     std::string flowSizeCdf;      // HPCC traffic-generator CDF: "<size bytes> <cumulative %>" per line
     double load = 0;              // offered load per host, a fraction of its NIC rate
     std::vector<uint32_t> hosts;  // host indices that send and receive (empty: every host)
@@ -73,6 +74,9 @@ struct PacketModelSettings {
     std::optional<HpccConfig::LinkDown> linkDown;
     // How the description was given, for the summary: "json", "astra-ns3-config", "astra-analytical".
     std::string form;
+    // The packet-model sections a JSON description gave ("switch", "nic", ...), for tools that honour only
+    // some of them (mlnet-flows) and must refuse the rest.
+    std::vector<std::string> sectionsGiven;
 };
 
 struct NetworkDescription {
@@ -84,6 +88,13 @@ struct NetworkDescription {
 // Relative paths inside ASTRA-sim / HPCC configurations are taken from the working directory, as ASTRA-sim
 // does, and otherwise from the configuration's folder.
 std::optional<NetworkDescription> loadNetworkDescription(const std::string& path, Diagnostics& diag);
+
+// The topology of a network file for tools that take their packet-model settings elsewhere (mlnet-flows,
+// mlnet-trafficgen): a JSON network description is read whole, every section checked by the rules mlnet-ns3
+// applies, and its settings returned in `settings` when given (the caller refuses what it cannot honour);
+// other forms (HPCC topology files, ASTRA-sim YAML) as loadTopologyDescription reads them.
+std::shared_ptr<const TopologySpec> loadTopologyOfNetwork(
+    const std::string& path, Diagnostics& diag, std::optional<PacketModelSettings>* settings = nullptr);
 
 // The settings of an HPCC-style configuration (config.txt keys), for a network given by it.
 PacketModelSettings packetSettingsFromHpccConfig(const HpccConfig& config);

@@ -274,6 +274,33 @@ bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<Roce
         }
         mmu.ports.push_back(p);
     }
+    return CheckBuffer(vertex, mmu, diag);
+}
+
+bool RoceFabric::CheckBuffer(uint32_t vertex, const MmuConfig& mmu, Diagnostics& diag) const {
+    const TopologySpec& t = *m_spec;
+    const std::string where = t.source + ": " + (t.isSwitch(vertex) ? "switch " : "NPU ") +
+                              std::to_string(t.vertices[vertex].originalId) + " (tier '" +
+                              t.tierName(vertex) + "', " + std::to_string(mmu.ports.size()) + " ports)";
+    const uint64_t setAside = SwitchMmu::SetAsideBytes(mmu);
+    if (mmu.bufferBytes <= setAside) {
+        diag.error(where + ": its buffer of " + std::to_string(mmu.bufferBytes) +
+                   " B (the switch's or its tier's buffer) is not more than the " + std::to_string(setAside) +
+                   " B it sets aside for reserves (" + std::to_string(mmu.reserveBytes) +
+                   " B per port and priority) and PFC headroom; expected a buffer above " +
+                   std::to_string(setAside) + " B");
+        return false;
+    }
+    for (uint32_t port = 0; port < mmu.ports.size() && mmu.ecnEnabled; ++port) {
+        if (mmu.ports[port].kminBytes >= mmu.bufferBytes) {
+            diag.error(
+                where + ": port " + std::to_string(port) + "'s ECN kmin of " +
+                std::to_string(mmu.ports[port].kminBytes) + " B (at its line rate) is not below the " +
+                std::to_string(mmu.bufferBytes) +
+                " B buffer, so no packet could ever be marked; expected ECN thresholds below the buffer");
+            return false;
+        }
+    }
     return true;
 }
 
@@ -463,6 +490,22 @@ std::string RoceFabric::DescribeActive() const {
         out += nic->DescribeActive();
     }
     return out;
+}
+
+std::optional<RoceFabric::FrameOnTheWay> RoceFabric::LatestFrameOnTheWay() const {
+    std::optional<FrameOnTheWay> latest;
+    const TimePs now = nowPs();
+    for (uint32_t v = 0; v < m_devices.size(); ++v) {
+        for (uint32_t port = 0; port < m_devices[v].size(); ++port) {
+            const RoceNetDevice& d = *m_devices[v][port];
+            const TimePs arrival = d.LastFrameArrivalPs();
+            if (arrival > now && (!latest || arrival > latest->arrivalPs)) {
+                latest = FrameOnTheWay{m_spec->vertices[v].originalId, port, d.RateBps(), d.CableDelayPs(),
+                                       arrival};
+            }
+        }
+    }
+    return latest;
 }
 
 std::string RoceFabric::DescribePauseCycle() const {

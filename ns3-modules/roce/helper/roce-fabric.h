@@ -48,6 +48,14 @@ public:
     RoceFabric(const RoceFabric&) = delete;
     RoceFabric& operator=(const RoceFabric&) = delete;
 
+    // What a fabric of `spec` takes, for the check before it is built (util/memory-limit.h): measured on
+    // fat-trees (k = 8..64) and Clos networks of 256-1,024 hosts, about 4.5 KB per port (both ends of every
+    // cable: the device, its switch or NIC share, queues and routes) over a base of 20 MB; k=64's 393,216
+    // ports took 1.72 GB.
+    static uint64_t EstimateMemoryBytes(const TopologySpec& spec) {
+        return 20'000'000 + 4'500 * 2 * static_cast<uint64_t>(spec.cables.size());
+    }
+
     const TopologySpec& Spec() const { return *m_spec; }
     const Routing& Routes() const { return *m_routing; }
     const FabricSettings& Settings() const { return m_settings; }
@@ -110,6 +118,15 @@ public:
     uint64_t PoolPacketsIssued() const { return m_pool->issued(); }
     // Every unfinished queue pair, and the paused switch ports with any PFC wait-for cycle (a PFC deadlock).
     std::string DescribeActive() const;
+    // The frame on a wire or a cable now that arrives last: the network still moves, however slowly (a dead
+    // link or a PFC deadlock has none). nullopt when every wire and cable is empty.
+    struct FrameOnTheWay {
+        uint32_t nodeId = 0, port = 0;  // the sending port
+        uint64_t rateBps = 0;
+        TimePs delayPs = 0;
+        TimePs arrivalPs = 0;
+    };
+    std::optional<FrameOnTheWay> LatestFrameOnTheWay() const;
     std::string DescribePauseCycle() const;
 
 private:
@@ -124,6 +141,8 @@ private:
     uint32_t LongestRouteHops() const;
     bool ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<RoceNetDevice>>& devices,
                         uint64_t nicRateBps, MmuConfig& mmu, Diagnostics& diag) const;
+    // A buffer that leaves no shared pool, or ECN thresholds beyond the buffer, is a configuration error.
+    bool CheckBuffer(uint32_t vertex, const MmuConfig& mmu, Diagnostics& diag) const;
     static void RecordPause(RoceFabric* self, uint32_t nodeId, bool isSwitch, uint32_t port, uint8_t priority,
                             bool pause, uint64_t quanta);
 

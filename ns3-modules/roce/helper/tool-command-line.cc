@@ -39,7 +39,7 @@ bool wellFormed(const ns3::TypeId::AttributeInformation& info, const std::string
         return parseTimePs(value, u) == NumberStatus::Ok;
     }
     if (type == "ns3::DataRateValue") {
-        return parseDataRateBps(value, u) == NumberStatus::Ok;
+        return parseDataRateBps(value, u, true) == NumberStatus::Ok;  // ns-3's DataRate: bare is b/s
     }
     return true;  // other types parse without aborting
 }
@@ -123,6 +123,48 @@ bool ToolCommandLine::AnyAttributeOf(const std::string& typeName) const {
         }
     }
     return false;
+}
+
+void ToolCommandLine::AddText(ns3::CommandLine& cmd, const std::string& name, const std::string& help,
+                              std::string& value) {
+    cmd.AddValue(name, help, value);
+    m_text[name] = &value;
+}
+
+void ToolCommandLine::AddTextNonOption(ns3::CommandLine& cmd, const std::string& name,
+                                       const std::string& help, std::string& value) {
+    cmd.AddNonOption(name, help, value);
+    m_textNonOptions.push_back(&value);
+}
+
+bool ToolCommandLine::Parse(ns3::CommandLine& cmd, int argc, char** argv) {
+    int kept = 1;
+    std::size_t positional = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.rfind('-', 0) != 0 && !m_textNonOptions.empty()) {
+            // cmd knows the positional arguments too (for its help) and would take a stray one as the first.
+            if (positional == m_textNonOptions.size()) {
+                m_error = m_tool + ": unexpected argument '" + arg +
+                          "' (options take their value after '=', e.g. --seed=5)";
+                return false;
+            }
+            *m_textNonOptions[positional++] = arg;
+            continue;
+        }
+        const std::size_t dashes = arg.rfind("--", 0) == 0 ? 2 : arg.rfind('-', 0) == 0 ? 1 : 0;
+        const std::size_t eq = arg.find('=');
+        const auto text =
+            dashes && eq != std::string::npos ? m_text.find(arg.substr(dashes, eq - dashes)) : m_text.end();
+        if (text == m_text.end()) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        *text->second = arg.substr(eq + 1);
+    }
+    argv[kept] = nullptr;
+    cmd.Parse(kept, argv);
+    return CheckNoExtraArguments(cmd);
 }
 
 bool ToolCommandLine::CheckNoExtraArguments(const ns3::CommandLine& cmd) {

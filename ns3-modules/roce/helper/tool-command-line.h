@@ -3,10 +3,14 @@
 // (--Namespace::Class::Attribute=value) are checked and applied before CommandLine sees them: CommandLine
 // aborts inside ns-3 on a value the attribute rejects, and says nothing about the range. After parsing, stray
 // positional arguments are usage errors, including the value of an option written "--name value". Numeric
-// options are declared as text and read through CliNumbers (util/cli-options.h), whole and in range.
+// options are declared as text and read through CliNumbers (util/cli-options.h), whole and in range. Text
+// options (paths, names, numbers as typed) are declared with AddText and taken whole before CommandLine
+// parses: it reads a std::string through operator>>, which stops at the first space ("--output-dir=my out"
+// would write into "my").
 #ifndef MLNET_ROCE_TOOL_COMMAND_LINE_H
 #define MLNET_ROCE_TOOL_COMMAND_LINE_H
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +34,15 @@ public:
     // (CommandLine reads "--quiet=1e99" as true). "--quiet" alone stays CommandLine's: true.
     bool CheckFlags(int argc, char** argv, const std::vector<std::string>& flags);
 
+    // Declares a text option: listed by cmd's help, its value taken whole by Parse.
+    void AddText(ns3::CommandLine& cmd, const std::string& name, const std::string& help, std::string& value);
+    // Declares the next positional text argument (in declaration order), taken whole by Parse.
+    void AddTextNonOption(ns3::CommandLine& cmd, const std::string& name, const std::string& help,
+                          std::string& value);
+    // Takes the text options out of argv ("--name=value" or "-name=value", the last one given wins), then
+    // runs cmd.Parse on the rest; false (error() set) for stray positional arguments.
+    bool Parse(ns3::CommandLine& cmd, int argc, char** argv);
+
     // After cmd.Parse: false (error() set) when there were positional arguments beyond the declared ones.
     bool CheckNoExtraArguments(const ns3::CommandLine& cmd);
 
@@ -38,6 +51,8 @@ public:
 private:
     std::string m_tool;
     std::vector<std::string> m_attributes;
+    std::map<std::string, std::string*> m_text;
+    std::vector<std::string*> m_textNonOptions;
     std::string m_error;
 };
 

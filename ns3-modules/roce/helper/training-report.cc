@@ -92,7 +92,25 @@ OutputPaths outputPaths(const std::string& dir, const PacketModelSettings& setti
     out.pfc = at(settings.pfcPath, "pfc.txt");
     out.queues = settings.queuePath.empty() ? "" : at(settings.queuePath, "qlen.txt");
     out.timeline = settings.timeline ? (base / "timeline.json").string() : "";
+    for (const char* name : {"summary.json", "fct.txt", "pfc.txt", "qlen.txt", "timeline.json"}) {
+        const std::string path = (base / name).string();
+        if (path != out.summary && path != out.fct && path != out.pfc && path != out.queues &&
+            path != out.timeline && fs::is_regular_file(path, error)) {
+            out.stale.push_back(path);
+        }
+    }
     return out;
+}
+
+void removeStaleOutputs(const OutputPaths& out, Diagnostics& diag) {
+    for (const std::string& path : out.stale) {
+        std::error_code error;
+        if (!fs::remove(path, error) && error) {
+            diag.error(path +
+                       ": an earlier run's output, which this run does not replace, cannot be removed: " +
+                       error.message());
+        }
+    }
 }
 
 std::optional<AnalyticalComparison> compareAnalytical(const TraceSet& traces, const SystemConfig& system,

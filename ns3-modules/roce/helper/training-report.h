@@ -33,10 +33,15 @@ bool prepareTraining(const TraceSet& traces, const TopologySpec& spec,
 
 struct OutputPaths {
     std::string summary, fct, pfc, queues, timeline;  // empty: not written
+    // Files of the output directory by their default names that this run does not write (qlen.txt without
+    // queue samples, ...): an earlier run's, removed with the summary so that a folder never mixes two runs.
+    std::vector<std::string> stale;
 };
 // With a directory: every output inside it (created if needed). Without: the configuration's own output paths
 // (HPCC-style configurations name them) beside summary.json, or mlnet-ns3-output/.
 OutputPaths outputPaths(const std::string& dir, const PacketModelSettings& settings, Diagnostics& diag);
+// Removes OutputPaths::stale (reported on failure).
+void removeStaleOutputs(const OutputPaths& out, Diagnostics& diag);
 
 struct AnalyticalComparison {
     bool completed = false;

@@ -225,11 +225,11 @@ void RoceNetDevice::StartTransmission(RocePacket* packet) {
     RoceSimulatorImpl* sim = RoceSimulatorImpl::Current();
     const RocePacket* nextFrame = m_nextFrameHint;
     m_nextFrameHint = nullptr;
+    m_doneAtPs = nowPs() + txPs;  // also what LastFrameArrivalPs reports
     if (sim && m_control.empty() && OwnerHasNothingToSend()) {
         // Nothing waits: the poll at the end of this frame would find nothing unless something arrives (or a
         // pause ends) first, and each of those calls Kick(). Kick() schedules the poll then; most idle ports
         // never need it (a third of an incast's events were such polls).
-        m_doneAtPs = nowPs() + txPs;
         m_doneUid = sim->ReserveUid();
         m_donePending = false;
     } else {

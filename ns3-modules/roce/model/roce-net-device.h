@@ -35,6 +35,10 @@ public:
     void Attach(ns3::Ptr<RoceChannel> channel);
     ns3::Ptr<RoceChannel> GetRoceChannel() const { return m_channel; }
     uint64_t RateBps() const { return m_rateBps; }
+    TimePs CableDelayPs() const { return m_delayPs; }
+    // When the last frame this port sent is whole at the far end (its end on the wire plus the cable's
+    // delay); after now while a frame is being sent or is on its way. 0 before the first frame.
+    TimePs LastFrameArrivalPs() const { return m_doneAtPs ? m_doneAtPs + m_delayPs : 0; }
     // The "DataRate" attribute (a zero rate is refused: serialization divides by it).
     void SetDataRate(ns3::DataRate rate);
     ns3::DataRate GetDataRate() const { return ns3::DataRate(m_rateBps); }
@@ -231,7 +235,7 @@ private:
 
     PacketQueue m_control;
     const RocePacket* m_nextFrameHint = nullptr;
-    TimePs m_doneAtPs = 0;
+    TimePs m_doneAtPs = 0;  // the end of the latest frame on the wire
     uint64_t m_doneUid = 0;
     uint64_t m_rateBps = 100'000'000'000ull;
     FrameCharges m_charges;

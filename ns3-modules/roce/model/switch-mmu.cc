@@ -16,11 +16,16 @@ SwitchMmu::SwitchMmu(MmuConfig config) : m_config(std::move(config)) {
         m_egress[i].kmaxBytes = m_config.ports[i].kmaxBytes;
         m_egress[i].pmax = m_config.ports[i].pmax;
     }
-    for (const MmuPortConfig& p : m_config.ports) {
-        m_setAsideBytes += m_config.pfcEnabled ? p.headroomBytes : 0;
+    m_setAsideBytes = SetAsideBytes(m_config);
+}
+
+uint64_t SwitchMmu::SetAsideBytes(const MmuConfig& config) {
+    uint64_t bytes = 0;
+    for (const MmuPortConfig& p : config.ports) {
+        bytes += config.pfcEnabled ? p.headroomBytes : 0;
     }
     // Every (port, priority) owns its reserve; the reference's budget counts one per port.
-    m_setAsideBytes += (m_config.referenceAccounting ? 1 : kPriorities) * ports * m_config.reserveBytes;
+    return bytes + (config.referenceAccounting ? 1 : kPriorities) * config.ports.size() * config.reserveBytes;
 }
 
 uint64_t SwitchMmu::threshold(uint32_t inPort) const {

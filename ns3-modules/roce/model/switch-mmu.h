@@ -45,6 +45,10 @@ public:
 
     explicit SwitchMmu(MmuConfig config);
 
+    // The buffer never in the shared pool: every port's PFC headroom and every reserve. A buffer not above it
+    // has no shared pool at all.
+    static uint64_t SetAsideBytes(const MmuConfig& config);
+
     // Admits a packet arriving on (inPort, priority) for outPort; false means it must be dropped (the switch
     // counts and traces drops).
     bool admit(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes);
