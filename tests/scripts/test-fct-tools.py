@@ -299,7 +299,8 @@ class MalformedInput(Case):
         # Python's int() refuses strings of more than 4300 digits; such a field is a malformed line like any other.
         self.check("0b000101 0b000201 10000 100 %s 5 2000 1000\n" % ("9" * 5000),
                    "size 999999999999999999999999... is too large; expected an unsigned 64-bit integer")
-        self.check("0b000101 0b000201 10000 100 18446744073709551616 5 2000 1000\n", "size 18446744073709551616 is too large")
+        self.check("0b000101 0b000201 10000 100 18446744073709551616 5 2000 1000\n",
+                   "size 18446744073709551616 is too large")
 
     def test_device_and_folder(self):
         # /dev/zero is one endless line: refused by kind before reading (the memory limit makes an unbounded read
