@@ -86,17 +86,28 @@ def _open_regular(path, what):
     return f
 
 
+def _chunks(f, path, what, limit):
+    """The file's content in chunks of at most HASH_CHUNK_BYTES (a read of `limit` bytes at once would reserve
+    them), InputError once more than `limit` bytes came."""
+    total = 0
+    while True:
+        try:
+            chunk = f.read(HASH_CHUNK_BYTES)
+        except OSError as e:
+            raise _cannot(path, "read", e) from None
+        if not chunk:
+            return
+        total += len(chunk)
+        if total > limit:
+            raise InputError("%s: larger than %s; expected %s of at most %s" % (path, size_text(limit), what,
+                                                                              size_text(limit)))
+        yield chunk
+
+
 def read_bytes(path, what, limit):
     """The content of a regular file of at most `limit` bytes."""
     with _open_regular(path, what) as f:
-        try:
-            data = f.read(limit + 1)
-        except OSError as e:
-            raise _cannot(path, "read", e) from None
-    if len(data) > limit:
-        raise InputError("%s: larger than %s; expected %s of at most %s" % (path, size_text(limit), what,
-                                                                          size_text(limit)))
-    return data
+        return b"".join(_chunks(f, path, what, limit))
 
 
 def decode_utf8(data, path, what):
@@ -115,19 +126,8 @@ def read_text(path, what, limit):
 def sha256_file(path, what, limit=MAX_INPUT_BYTES):
     """The SHA-256 of a regular file, read in chunks; InputError for anything else or beyond `limit` bytes."""
     digest = hashlib.sha256()
-    total = 0
     with _open_regular(path, what) as f:
-        while True:
-            try:
-                chunk = f.read(HASH_CHUNK_BYTES)
-            except OSError as e:
-                raise _cannot(path, "read", e) from None
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > limit:
-                raise InputError("%s: larger than %s; expected %s of at most %s" % (
-                    path, size_text(limit), what, size_text(limit)))
+        for chunk in _chunks(f, path, what, limit):
             digest.update(chunk)
     return digest.hexdigest()
 
