@@ -810,6 +810,19 @@ def test_slurm_script_holds_no_unquoted_path():
         shutil.rmtree(root)
 
 
+def test_command_killed_by_an_unnamed_signal():
+    # Real-time signals have no name in Python's signal module; a command they kill is a failed point like another.
+    box = Sandbox({"command": "kill -%d $$" % (signal.SIGRTMIN + 6), "axes": {"a": [1]}})
+    try:
+        result = box.sweep(check=1)
+        if "Traceback" in result.stderr:
+            raise AssertionError(result.stderr)
+        equal((box.csv()[0]["exit_code"], box.csv()[0]["error"]),
+              (str(128 + signal.SIGRTMIN + 6), "killed by signal %d" % (signal.SIGRTMIN + 6)), "exit code and error")
+    finally:
+        box.close()
+
+
 def test_hand_edited_point_files():
     spec = spec_dict(axes={"a": ["x", "yy"], "b": [1]})
     spec["command"] = ["/bin/sh", "-c", "printf '1\\n%s\\n' \"$0\" > big.txt; ln -s /dev/zero zero; "
