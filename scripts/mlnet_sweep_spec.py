@@ -355,10 +355,12 @@ class ShellCommand:
 
 
 def shell_contexts(template, where):
-    """Per part of the template, None for text and for a placeholder where it stands: plain, double or single
-    (see ShellCommand); SpecError for a placeholder where no reference can stand for it. Follows POSIX sh's
-    quoting: '...', "...", backslashes, comments, $(...), `...`, $((...)), ${...} and here-documents."""
-    stack = ["plain"]  # plain, double, backtick, paren, arith, brace
+    """One entry per part of the template: None for literal text, and for a placeholder where it stands, plain,
+    double or single (see ShellCommand); SpecError for a placeholder where no reference can stand for it.
+    Follows POSIX sh's quoting: '...', "...", backslashes, comments, $(...), `...`, $((...)), ${...} (whose
+    quotes inside "..." are literal, except nested "...") and here-documents."""
+    # plain, double, backtick, paren, arith, brace (${ outside quotes), dbrace (${ inside "...")
+    stack = ["plain"]
     single = escaped = comment = heredoc = False
     previous = before = None
     contexts = []
@@ -369,7 +371,7 @@ def shell_contexts(template, where):
                        "follows a here-document operator (<<), whose body the sweep cannot quote" if heredoc else
                        "is inside `...` (write $(...) instead)" if "backtick" in stack else
                        "is inside $((...)), whose arithmetic would evaluate the value" if "arith" in stack else
-                       "is inside ${...}" if stack[-1] == "brace" and not single else None)
+                       "is inside ${...}" if "brace" in stack or "dbrace" in stack else None)
             if problem:
                 raise where.error("placeholder {%s} %s; expected it outside quotes or inside '...' or \"...\" "
                                   "(or use a list command, which needs no shell)" % (part[0], problem))
@@ -385,15 +387,20 @@ def shell_contexts(template, where):
                 escaped = False
             elif single:
                 single = c != "'"
-            elif top == "double":
+            elif top in ("double", "dbrace"):
                 if c == "\\":
                     escaped = True
                 elif c == '"':
+                    if top == "double":
+                        stack.pop()
+                    else:
+                        stack.append("double")
+                elif c == "}" and top == "dbrace":
                     stack.pop()
                 elif c == "`":
                     stack.append("backtick")
                 elif c in "({" and previous == "$":
-                    stack.append("paren" if c == "(" else "brace")
+                    stack.append("paren" if c == "(" else "dbrace")
             elif c == "\\":
                 escaped = True
             elif c == "'":
@@ -409,7 +416,7 @@ def shell_contexts(template, where):
                 if previous == "(" and before == "$" and top == "paren":
                     stack[-1] = "arith"
                 stack.append("paren")
-            elif c == ")" and top == "paren":
+            elif c == ")" and top in ("paren", "arith"):
                 stack.pop()
             elif c == "{" and previous == "$":
                 stack.append("brace")
@@ -547,7 +554,7 @@ class Spec:
         if not isinstance(self.name, str) or not re.match(r"[A-Za-z0-9._-]{1,100}\Z", self.name):
             raise top.child("name", doc).error("expected a name of 1 to 100 letters, digits and ._-, found %s"
                                                % shown(self.name))
-        if not isinstance(doc.get("description", ""), str):
+        if not isinstance(doc.get("description") or "", str):
             raise top.child("description", doc).error("expected free text, found %s" % describe(doc["description"]))
 
         self.axes = self._read_axes(doc["axes"], top.child("axes", doc))

@@ -698,10 +698,11 @@ def test_grid_and_expansions_are_bounded():
 
 
 # Values that are shell code if a shell ever parses them, and the places a placeholder can stand in a string
-# command: outside quotes, inside "...", inside '...', inside $(...) inside "...", inside $(...) unquoted.
+# command: outside quotes, inside "...", inside '...', inside $(...) inside "...", inside $(...) unquoted; the
+# arithmetic and the quote inside ${...} before them must not throw the reading of the quoting off.
 SHELL_VALUES = ["$(touch PWNED)", "`touch PWNED2`", "it's", 'say "hi" \\ $HOME', "two  words", "; touch PWNED3 #", ""]
-SHELL_COMMAND = ("printf '%s|\\n' {x} \"{x}\" '{x}' \"$(printf '%s' '{x}')\" $(printf '%s' {x}) \"a{x}b\" 'a{x}b' "
-                 "> out.txt")
+SHELL_COMMAND = ("printf '%s|\\n' \"$((1))\" \"${{UNSET_IN_TEST:-it's}}\" {x} \"{x}\" '{x}' "
+                 "\"$(printf '%s' '{x}')\" $(printf '%s' {x}) \"a{x}b\" 'a{x}b' > out.txt")
 
 
 def test_shell_values_are_never_code():
@@ -723,7 +724,7 @@ def test_shell_values_are_never_code():
             with open(os.path.join(folders[index], "out.txt")) as f:
                 lines = f.read().split("|\n")[:-1]
             # $(...) outside double quotes splits its output into words, as the shell always does.
-            expected = [value, value, value, value] + value.split() + ["a%sb" % value, "a%sb" % value]
+            expected = ["1", "it's"] + [value] * 4 + value.split() + ["a%sb" % value, "a%sb" % value]
             equal(lines, expected, "the command's arguments for %r" % value)
         # The command as recorded and printed is the same command with the values quoted: pasted into sh, it
         # writes the same file and nothing else.
