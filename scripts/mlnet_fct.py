@@ -30,18 +30,23 @@ import math
 import os
 import re
 import sys
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mlnet_io  # noqa: E402
+from mlnet_io import InputError  # noqa: E402,F401  (re-exported: the scripts catch this one error type)
 
 FCT_COLUMNS = "sip dip sport dport size_B start_ns fct_ns ideal_fct_ns"
 _HEX_IP = re.compile(r"[0-9a-fA-F]{1,8}")
 _UNSIGNED = re.compile(r"[0-9]+")
+# The simulators write 64-bit unsigned counters; a longer number is corruption, and int() of thousands of digits
+# would not even parse.
+_MAX_UNSIGNED = 2 ** 64 - 1
 # Listing every bad line of a corrupted million-line file helps nobody; the first few locate the problem.
 _MAX_REPORTED_ERRORS = 10
-
-
-class InputError(Exception):
-    """Malformed or unusable input; the message names the file and, where there is one, the line."""
+# More bins than this is a typing mistake, not an analysis: even a million-flow file is read in 5% bins.
+MAX_BINS = 10000
 
 
 class Flow:
@@ -73,16 +78,12 @@ def ip_text(ip):
 def table_rows(path):
     """(line number, fields) of every non-blank line of a whitespace-separated text table (fct.txt, pfc.txt, queue
     samples; gzip-compressed when the name ends in .gz), read lazily; InputError naming the file when it cannot
-    be read."""
-    try:
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="ascii", errors="replace") as f:
-            for number, line in enumerate(f, 1):
-                fields = line.split()
-                if fields:
-                    yield number, fields
-    except (OSError, EOFError) as e:  # EOFError: a truncated .gz
-        raise InputError("%s: cannot read: %s" % (path, getattr(e, "strerror", None) or e)) from None
+    be read, is not a regular file or a pipe, or has an overlong line (mlnet_io's rule for tables)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    for number, line in mlnet_io.table_lines(path, "a whitespace-separated text table", opener):
+        fields = line.split()
+        if fields:
+            yield number, fields
 
 
 def read_fct(path):
@@ -120,6 +121,9 @@ def _parse_line(path, number, fields):
     for name, token in zip(("sport", "dport", "size", "start_ns", "fct_ns", "ideal_fct_ns"), fields[2:]):
         if not _UNSIGNED.fullmatch(token):
             return None, "%s %r is not an unsigned integer" % (name, token)
+        if len(token) > 20 or int(token) > _MAX_UNSIGNED:
+            return None, "%s %s%s is too large; expected an unsigned 64-bit integer" % (
+                name, token[:24], "..." if len(token) > 24 else "")
         value = int(token)
         if name in ("sport", "dport") and value > 65535:
             return None, "%s %s is not a UDP port (0..65535)" % (name, token)
@@ -228,27 +232,37 @@ def size_bins(sizes, bins=20):
     across a cut, u_i = u_(i-1) and bin i would be empty: it is dropped, so the previous bin holds more than 1/bins
     of the flows and fewer than `bins` bins come back (one bin if every flow has the same size). With distinct
     sizes every bin holds floor or ceil(n / bins) flows. (The HPCC analysis script instead cuts the sorted list
-    at positions, splitting a repeated size across two bins in whatever order its sort left them.)"""
+    at positions, splitting a repeated size across two bins in whatever order its sort left them.)
+
+    The work is one sort and one pass over the distinct sizes, whatever `bins` is: a size with r flows at or
+    below it and r' at or below the size before it is an edge u_i exactly when some cut rank ceil(i * n / bins)
+    lies in (r', r], that is when floor(r * bins / n) > floor(r' * bins / n)."""
     if bins < 1:
         raise ValueError("at least one bin")
     ordered = sorted(sizes)
     n = len(ordered)
     if n == 0:
         return []
-    result, below = [], 0  # below: flows with sizes at or below the previous bin's upper edge
-    for i in range(1, bins + 1):
-        upper = ordered[math.ceil(Fraction(i * n, bins)) - 1]
-        if result and upper == result[-1].size_max:
-            continue
-        at_or_below = _count_at_or_below(ordered, upper)
-        result.append(SizeBin(len(result) + 1, ordered[below], upper, at_or_below - below,
-                              Fraction(100 * below, n), Fraction(100 * at_or_below, n)))
-        below = at_or_below
+    result = []
+    below = 0  # flows with sizes at or below the previous bin's upper edge
+    previous = 0  # flows with sizes at or below the previous distinct size
+    while previous < n:
+        size = ordered[previous]
+        at_or_below = bisect_right(ordered, size, previous)
+        if at_or_below * bins // n > previous * bins // n:
+            result.append(SizeBin(len(result) + 1, ordered[below], size, at_or_below - below,
+                                  Fraction(100 * below, n), Fraction(100 * at_or_below, n)))
+            below = at_or_below
+        previous = at_or_below
     return result
 
 
-def _count_at_or_below(ordered, size):
-    return bisect_left(ordered, size + 1)
+def bins_problem(bins):
+    """What is wrong with a --bins value (the one rule of fct-slowdown and compare-fct), or None."""
+    if 1 <= bins <= MAX_BINS:
+        return None
+    return "--bins %d: %s; expected a number of bins from 1 to %d" % (
+        bins, "too few" if bins < 1 else "more than the limit of %d" % MAX_BINS, MAX_BINS)
 
 
 def bin_index(bins, size):
@@ -288,18 +302,7 @@ def csv_text(header, rows):
 def write_csv(path, header, rows):
     """Writes a CSV file atomically (a temporary file beside it, then a rename): a reader never sees half a
     table, and an interrupted run leaves the previous file."""
-    text = csv_text(header, rows)
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise InputError("%s: cannot write: %s" % (path, e.strerror or e)) from None
+    mlnet_io.write_atomic(path, csv_text(header, rows))
 
 
 def fail(program, error, status=2):

@@ -135,6 +135,14 @@ def mean(values):
     return sum(values) / len(values)
 
 
+def rank_records(summary, path):
+    """summary.json's per-rank records: a non-empty list of mappings."""
+    ranks = mp.lookup(summary, "ranks", path, "list")
+    if not ranks or not all(isinstance(r, dict) for r in ranks):
+        raise InputError("%s: ranks: expected a non-empty list of per-rank records" % path)
+    return ranks
+
+
 def roce_cc_training(runs):
     """Iteration time per CC (mean over seeds, range as error bars); a panel per workload, a bar colour per
     background load. The CSV has a row per workload, background and CC (means over the seeds) with the exposed
@@ -162,7 +170,7 @@ def roce_cc_training(runs):
                     lows.append(0)
                     highs.append(0)
                     continue
-                times = [mp.lookup(s, "iteration_time_ns", path) / 1e6 for _, s, path in entries]
+                times = [mp.lookup(s, "iteration_time_ns", path, "number") / 1e6 for _, s, path in entries]
                 heights.append(mean(times))
                 lows.append(mean(times) - min(times))
                 highs.append(max(times) - mean(times))
@@ -189,15 +197,17 @@ def roce_cc_training(runs):
 
 def training_row(workload, background, cc, entries, table):
     def avg(key, scale=1.0):
-        return mean([mp.lookup(s, key, path) / scale for _, s, path in entries])
+        return mean([mp.lookup(s, key, path, "number") / scale for _, s, path in entries])
 
-    times = [mp.lookup(s, "iteration_time_ns", path) / 1e6 for _, s, path in entries]
+    times = [mp.lookup(s, "iteration_time_ns", path, "number") / 1e6 for _, s, path in entries]
     baseline = table.get((workload, background, "none"))
-    ratio = mean(times) / mean([s["iteration_time_ns"] / 1e6 for _, s, _ in baseline]) if baseline else None
-    exposed = mean([max(r["exposed_comm_ns"] for r in mp.lookup(s, "ranks", path)) / 1e6
-                    for _, s, path in entries])
-    fct_p99 = [s["background"]["fct_slowdown"]["p99"] for _, s, _ in entries
-               if s.get("background") and s["background"].get("fct_slowdown")]
+    ratio = mean(times) / mean([mp.lookup(s, "iteration_time_ns", path, "number") / 1e6
+                                for _, s, path in baseline]) if baseline else None
+    exposed = mean([max(mp.lookup(r, "exposed_comm_ns", "%s: ranks" % path, "number")
+                        for r in rank_records(s, path)) / 1e6 for _, s, path in entries])
+    # Runs without background traffic have "background": null.
+    fct_p99 = [mp.lookup(s, "background.fct_slowdown.p99", path, "number") for _, s, path in entries
+               if isinstance(s.get("background"), dict) and s["background"].get("fct_slowdown")]
     return [workload, background, cc, len(entries), mean(times), min(times), max(times), ratio, exposed,
             avg("network.pause_frames"), avg("network.paused_ns", 1e6), avg("network.ecn_marks"),
             avg("network.timeouts"),
@@ -225,9 +235,14 @@ def roce_cc_collectives(runs):
         width = 0.8 / len(ccs)
         count = 0
         for c, cc in enumerate(ccs):
+            points = runs.select(workload=workload, background=background, cc=cc)
             per_seed = [mp.collective_spans(mp.read_json(p.path("summary.json")), p.path("summary.json"))
-                        for p in runs.select(workload=workload, background=background, cc=cc)]
+                        for p in points]
             count = len(per_seed[0])
+            if any(len(spans) != count for spans in per_seed):
+                raise InputError("%s: the seeds' summary.json list %s collectives; expected the same step in every "
+                                 "seed" % (", ".join(p.folder for p in points),
+                                           ", ".join(str(len(spans)) for spans in per_seed)))
             spans = []
             for k in range(count):
                 members = [s[k] for s in per_seed]
@@ -267,12 +282,12 @@ def roce_cc_pauses(runs):
     for i, (ax, cc) in enumerate(zip(axes, ccs)):
         point = runs.select(workload=workload, background=background, cc=cc, seed=seed)[0]
         summary = mp.read_json(point.path("summary.json"))
-        end_ns = mp.lookup(summary, "end_ns", point.path("summary.json"))
+        end_ns = mp.lookup(summary, "end_ns", point.path("summary.json"), "number")
         events = mp.read_pfc(point.path("pfc.txt"))
         times, counts, paused = mp.paused_ports(events, end_ns)
         rows.append([workload, background, seed, cc, sum(1 for e in events if e[4] == 1), paused / 1e6,
-                     mp.lookup(summary, "network.paused_ns", point.path("summary.json")) / 1e6, max(counts),
-                     summary["iteration_time_ns"] / 1e6])
+                     mp.lookup(summary, "network.paused_ns", point.path("summary.json"), "number") / 1e6,
+                     max(counts), mp.lookup(summary, "iteration_time_ns", point.path("summary.json"), "number") / 1e6])
         style = mp.cc_style(cc, i)
         ax.fill_between([t / 1e6 for t in times], counts, step="post", color=style["color"], alpha=0.35,
                         linewidth=0)
@@ -353,7 +368,7 @@ def incast_victim(runs):
                      victim.fct_ns / 1e3, victim.ideal_ns / 1e3, victim.slowdown(), len(incast),
                      mlnet_fct.quantile(slowdowns, mlnet_fct.percent(50)), slowdowns[-1],
                      sum(1 for e in mp.read_pfc(point.path("pfc.txt")) if e[4] == 1),
-                     mp.lookup(report, "ecn_marks", point.path("report.json"))])
+                     mp.lookup(report, "ecn_marks", point.path("report.json"), "number")])
     fig, ax = mp.figure(width=7.0, height=4.2)
     xs = list(range(len(ccs)))
     width = 0.38
@@ -419,11 +434,15 @@ def themis_utilisation(point):
     what its dimensions could carry in the all-reduce's time, sum_d bytes_d / (T x sum_d BW_d)."""
     path = point.path("allreduce.json")
     record = mp.read_json(path)
-    for key in ("duration_ns", "bytes_sent_per_dim", "bandwidth_gbps", "topology", "npus_count"):
-        mp.lookup(record, key, path)
-    if len(record["bytes_sent_per_dim"]) != len(record["bandwidth_gbps"]) or record["duration_ns"] <= 0:
-        raise InputError("%s: %d dimensions of bytes, %d bandwidths, duration %s ns" % (
-            path, len(record["bytes_sent_per_dim"]), len(record["bandwidth_gbps"]), record["duration_ns"]))
+    for key, kind in (("duration_ns", "number"), ("bytes_sent_per_dim", "numbers"), ("bandwidth_gbps", "numbers"),
+                      ("topology", "list"), ("npus_count", "numbers")):
+        mp.lookup(record, key, path, kind)
+    if len(record["bytes_sent_per_dim"]) != len(record["bandwidth_gbps"]) or record["duration_ns"] <= 0 or \
+            sum(record["bandwidth_gbps"]) <= 0:
+        raise InputError("%s: %d dimensions of bytes, %d bandwidths (sum %s GB/s), duration %s ns; expected as many "
+                         "of each, a positive bandwidth and a positive duration" % (
+                             path, len(record["bytes_sent_per_dim"]), len(record["bandwidth_gbps"]),
+                             sum(record["bandwidth_gbps"]), record["duration_ns"]))
     capacity = record["duration_ns"] * sum(bw * GIB_BYTES_PER_NS for bw in record["bandwidth_gbps"])
     return record, sum(record["bytes_sent_per_dim"]) / capacity
 
@@ -433,7 +452,7 @@ SHORT_DIMENSIONS = {"Ring": "R", "FullyConnected": "FC", "Switch": "S"}
 
 def network_label(record):
     """'R8 S8' over '100/200': the dimensions, first one first, and their bandwidths (GB/s)."""
-    shape = " ".join("%s%d" % (SHORT_DIMENSIONS.get(kind, kind), n)
+    shape = " ".join("%s%d" % (SHORT_DIMENSIONS.get(str(kind), str(kind)), n)
                        for kind, n in zip(record["topology"], record["npus_count"]))
     return "%s\n%s" % (shape, "/".join("%g" % bw for bw in record["bandwidth_gbps"]))
 

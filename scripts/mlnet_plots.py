@@ -22,6 +22,7 @@ from bisect import bisect_right
 sys.dont_write_bytecode = True  # keep scripts/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mlnet_fct  # noqa: E402
+import mlnet_io  # noqa: E402
 from mlnet_fct import InputError  # noqa: E402,F401  (re-exported: callers catch one error type)
 
 import matplotlib  # noqa: E402
@@ -88,7 +89,7 @@ def figure_note(fig, text):
 
 def save(fig, directory, name):
     """Writes DIRECTORY/NAME.png and NAME.pdf atomically and closes the figure; returns the two paths."""
-    os.makedirs(directory, exist_ok=True)
+    mlnet_io.make_dir(directory, "the output folder")
     fig.tight_layout(rect=(0, getattr(fig, "mlnet_bottom", 0), 1, getattr(fig, "mlnet_top", 1)))
     paths = []
     for fmt in ("png", "pdf"):
@@ -187,23 +188,41 @@ def plot_slowdown(ax, rows_by_cc, stat="p95", title=None):
 # ------------------------------------------------------------------------------------------------ mlnet-ns3
 
 def read_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise InputError("%s: cannot read: %s" % (path, e.strerror or e)) from None
-    except ValueError as e:
-        raise InputError("%s: not JSON: %s" % (path, e)) from None
+    """A JSON result file, by mlnet_io's rules for a file read whole (a regular file of at most 1 GiB, UTF-8,
+    not nested beyond what Python parses)."""
+    return mlnet_io.read_json(path, "a JSON result file")
 
 
-def lookup(document, dotted, path="document"):
-    """document["a"]["b"] for "a.b"; InputError naming the file and key when it is absent."""
+def lookup(document, dotted, path="document", kind=None):
+    """document["a"]["b"] for "a.b"; InputError naming the file and key when it is absent or, with kind, not of
+    that kind: "number" (finite, not a boolean), "numbers" (a list of them) or "list"."""
     value = document
     for key in dotted.split("."):
         if not isinstance(value, dict) or key not in value:
             raise InputError("%s: no key %s (is it an mlnet-ns3 summary.json?)" % (path, dotted))
         value = value[key]
+    if kind == "numbers" and isinstance(value, list):
+        for i, item in enumerate(value):
+            if not _is_kind(item, "number"):
+                raise InputError("%s: %s.%d is %s; expected a finite number" % (path, dotted, i, _short(item)))
+    elif kind and not _is_kind(value, kind):
+        raise InputError("%s: %s is %s; expected %s" % (path, dotted, _short(value), {
+            "number": "a finite number", "numbers": "a list of finite numbers", "list": "a list"}[kind]))
     return value
+
+
+def _is_kind(value, kind):
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and (
+            isinstance(value, int) or math.isfinite(value))
+    return isinstance(value, list)  # "numbers" (items checked by lookup) or "list"
+
+
+def _short(value):
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def collective_spans(summary, path="summary.json"):
@@ -212,8 +231,13 @@ def collective_spans(summary, path="summary.json"):
     records of one collective share its trace node id, type and size. Returns dicts: node, type, size_bytes,
     ranks, start_ns, end_ns, span_ns, mean_rank_ns (the mean of the per-rank durations)."""
     groups = {}
-    for record in lookup(summary, "collectives", path):
-        key = (record["node"], record["type"], record["size_bytes"], record.get("communicator", 0))
+    for i, record in enumerate(lookup(summary, "collectives", path, "list")):
+        where = "collectives.%d" % i
+        if not isinstance(record, dict):
+            raise InputError("%s: %s is %s; expected a record" % (path, where, _short(record)))
+        for key in ("node", "start_ns", "end_ns", "duration_ns", "size_bytes"):
+            lookup(record, key, "%s: %s" % (path, where), "number")
+        key = (record["node"], str(record.get("type")), record["size_bytes"], str(record.get("communicator", 0)))
         groups.setdefault(key, []).append(record)
     spans = []
     for (node, kind, size, _communicator), records in groups.items():

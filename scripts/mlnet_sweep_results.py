@@ -5,6 +5,7 @@ import math
 import os
 import statistics
 
+import mlnet_io
 from mlnet_sweep_spec import SpecError, format_value
 
 
@@ -13,13 +14,25 @@ class ResultError(Exception):
 
 
 def number(token, where):
+    """A table cell or a regex match as a number: finite, so within a double's range (a mean or a median of
+    larger integers could not be computed)."""
     try:
-        return int(token)
+        value = int(token)
+        if abs(value) >= 2 ** 1023:
+            raise ResultError("%s: %s is beyond a double's range; expected a finite number" % (where, shown(token)))
+        return value
     except ValueError:
         try:
-            return float(token)
+            value = float(token)
         except ValueError:
-            raise ResultError("%s: %r is not a number" % (where, token))
+            raise ResultError("%s: %s is not a number" % (where, shown(token))) from None
+        if not math.isfinite(value):
+            raise ResultError("%s: %s is not a finite number; expected a finite number" % (where, shown(token)))
+        return value
+
+
+def shown(token):
+    return repr(token) if len(token) <= 40 else repr(token[:37]) + "..."
 
 
 def reduce(values, stat):
@@ -57,20 +70,18 @@ def extract(rule, folder, values):
     name = rule.file.render(values)
     path = os.path.join(folder, name)
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError as e:
-        raise ResultError("%s: %s" % (name, e.strerror))
+        # mlnet_io's rule for a file read whole: a collect rule naming /dev/zero or a FIFO is refused.
+        text = mlnet_io.read_bytes(path, "a result file", mlnet_io.MAX_RESULT_BYTES).decode("utf-8", "replace")
+        if rule.key is not None:
+            value = mlnet_io.parse_json(text, name)
+    except mlnet_io.InputError as e:
+        raise ResultError(str(e).replace(path, name, 1)) from None
     if rule.key is not None:
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ResultError("%s: invalid JSON at line %d: %s" % (name, e.lineno, e.msg))
         walked = []
         for key in rule.key:
             if isinstance(value, dict) and key in value:
                 value = value[key]
-            elif isinstance(value, list) and key.lstrip("-").isdigit() and -len(value) <= int(key) < len(value):
+            elif isinstance(value, list) and key.lstrip("-").isdecimal() and -len(value) <= int(key) < len(value):
                 value = value[int(key)]
             else:
                 where = ".".join(walked) or "the top level"
@@ -105,13 +116,7 @@ def extract(rule, folder, values):
 
 # ---------------------------------------------------------------------------------------------------- point state
 
-def write_atomic(path, text):
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+write_atomic = mlnet_io.write_atomic
 
 
 def write_json(path, value):
@@ -119,17 +124,28 @@ def write_json(path, value):
 
 
 def read_json(path):
+    """A JSON file the sweep wrote itself, or None when it is absent or is not such a file (mlnet_io's rules
+    for a file read whole, so a device put in its place is not read)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
+        return mlnet_io.read_json(path, "a JSON file written by scripts/sweep")
+    except mlnet_io.InputError:
         return None
 
 
 def point_status(out, point):
-    """The point's status.json (its state is "done" or "failed"), or None while it has not finished."""
+    """The point's status.json (its state is "done" or "failed"), or None while it has not finished. The fields
+    others read are given their types here (a status.json edited by hand must not stop the sweep)."""
     status = read_json(os.path.join(out, point.name, "status.json"))
-    return status if isinstance(status, dict) and status.get("state") in ("done", "failed") else None
+    if not isinstance(status, dict) or status.get("state") not in ("done", "failed"):
+        return None
+    exit_code = status.get("exit_code")
+    wall = status.get("wall_s")
+    status["exit_code"] = exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else ""
+    status["error"] = status["error"] if isinstance(status.get("error"), str) else ""
+    status["wall_s"] = wall if isinstance(wall, (int, float)) and not isinstance(wall, bool) and \
+        math.isfinite(wall) else 0.0
+    status["host"] = status["host"] if isinstance(status.get("host"), str) else ""
+    return status
 
 
 def check_not_stale(spec, out, points, statuses, retry_failed):
@@ -140,14 +156,16 @@ def check_not_stale(spec, out, points, statuses, retry_failed):
         status = statuses[point.index]
         if status is None or (status["state"] == "failed" and retry_failed):
             continue
-        recorded = read_json(os.path.join(out, point.name, "point.json")) or {}
+        recorded = read_json(os.path.join(out, point.name, "point.json"))
+        recorded = recorded if isinstance(recorded, dict) else {}
         _, command, env = spec.command_for(point, out)
         if recorded.get("command") != command or recorded.get("env", {}) != env:
             raise SpecError("%s: point %s in %s was run with another command (the spec changed?):\n  then: %s\n"
                             "  now:  %s\ndelete %s to rerun it, or use another --out"
                             % (spec.path, point.name, out, recorded.get("command"), command,
                                os.path.join(out, point.name)))
-        then = recorded.get("inputs", {})
+        then = recorded.get("inputs")
+        then = then if isinstance(then, dict) else {}
         changed = [name for name, digest in digests.items() if then.get(name) != digest]
         if changed:
             raise SpecError("%s: point %s in %s ran with other inputs: %s %s since (or the point predates the "

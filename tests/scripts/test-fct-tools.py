@@ -7,6 +7,7 @@ Usage: tests/scripts/test-fct-tools.py [-v] [unittest options]   (exit status 0:
 import csv
 import io
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -44,10 +45,20 @@ BINNED_EXPECTED = [(0, 35, 100, 200, 7, 4, 4, 7, 7),
                    (75, 100, 500, 500, 5, 5, 5, 5, 5)]
 
 
-def run(script, *args):
+def run(script, *args, scripts=SCRIPTS, cwd=None, timeout=120, memory=None):
+    """memory: an address-space limit (bytes) for the script, so that a script reading without bound fails fast
+    instead of taking the machine's memory."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    command = [sys.executable, os.path.join(scripts, script)] + list(args) if script else list(args)
     with tempfile.TemporaryDirectory(prefix="mpl-") as config:  # matplotlib's cache, off the user's home
-        return subprocess.run([sys.executable, os.path.join(SCRIPTS, script)] + list(args), capture_output=True,
-                              text=True, timeout=120, env=dict(os.environ, MPLCONFIGDIR=config))
+        try:
+            return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                                  env=dict(os.environ, MPLCONFIGDIR=config), cwd=cwd,
+                                  preexec_fn=limit if memory else None)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("%s still running after %d s" % (" ".join(command)[:200], timeout)) from None
 
 
 def read_csv(path_or_text, text=False):
@@ -277,6 +288,121 @@ class MalformedInput(Case):
         result = run("fct-slowdown", self.write("ok.txt", [self.GOOD]), "--bins", "0")
         self.assertEqual(result.returncode, 1)
         self.assertEqual(run("compare-fct", "only-one.txt").returncode, 1)
+
+    def assertRefused(self, result, *parts):
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
+        for part in parts:
+            self.assertIn(part, result.stderr)
+
+    def test_huge_number(self):
+        # Python's int() refuses strings of more than 4300 digits; such a field is a malformed line like any other.
+        self.check("0b000101 0b000201 10000 100 %s 5 2000 1000\n" % ("9" * 5000),
+                   "size 999999999999999999999999... is too large; expected an unsigned 64-bit integer")
+        self.check("0b000101 0b000201 10000 100 18446744073709551616 5 2000 1000\n",
+                   "size 18446744073709551616 is too large")
+
+    def test_device_and_folder(self):
+        # /dev/zero is one endless line: refused by kind before reading (the memory limit makes an unbounded read
+        # fail at once instead of taking the machine's memory).
+        for script, args in (("fct-slowdown", ["/dev/zero"]),
+                             ("compare-fct", ["/dev/zero", self.write("ok.txt", [self.GOOD]), "--out-prefix",
+                                              os.path.join(self.dir, "o")])):
+            self.assertRefused(run(script, *args, timeout=60, memory=1 << 30),
+                               "/dev/zero: is a character device; expected a whitespace-separated text table")
+        self.assertRefused(run("fct-slowdown", self.dir), "%s: is a folder; expected" % self.dir)
+
+    def test_overlong_line(self):
+        path = self.write("long.txt", [self.GOOD, "x" * 100000])
+        self.assertRefused(run("fct-slowdown", path), "%s:2: a line longer than 65536 characters" % path)
+
+
+class HostileOptions(Case):
+    """Options that used to hang, write where they should not, or overwrite their own inputs."""
+
+    def flows(self, name="fct.txt", count=40):
+        return self.write(name, [fct_line(i % 16, (i + 1) % 16, 1000 + 7 * i, 1 + i / 10) for i in range(count)])
+
+    def test_huge_bins_refused_at_once(self):
+        # --bins 1000000000 looped a billion times over 40 flows; now it is refused, naming the flag and the limit.
+        path = self.flows()
+        for script, args in (("fct-slowdown", [path]),
+                             ("compare-fct", [path, path, "--out-prefix", os.path.join(self.dir, "c")])):
+            result = run(script, *args, "--bins", "1000000000", timeout=30)
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn("%s: --bins 1000000000: more than the limit of 10000; expected a number of bins from 1 to "
+                          "10000" % script, result.stderr)
+
+    def test_bins_at_the_limit(self):
+        # 10000 bins of 40 flows: one bin per distinct size, computed in one pass over the flows.
+        path = self.flows()
+        result = run("fct-slowdown", path, "--bins", "10000", timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(read_csv(result.stdout, text=True)), 40)
+        # The function itself takes any count, in one pass over the flows (a child process: a loop over the bins
+        # would not end).
+        result = run(None, sys.executable, "-c", "import sys; sys.path.insert(0, %r); import mlnet_fct; "
+                     "print([b.size_max for b in mlnet_fct.size_bins(range(1, 41), 10 ** 12)])" % SCRIPTS, timeout=30)
+        self.assertEqual(result.stdout.strip(), str(list(range(1, 41))), result.stderr)
+
+    def test_default_prefix_is_under_results(self):
+        # A copy of the scripts in a scratch "repository": the default tables must land in its results/compare-fct/,
+        # not in the folder compare-fct was started from.
+        repo = os.path.join(self.dir, "repo")
+        os.makedirs(os.path.join(repo, "scripts"))
+        for name in ("compare-fct", "mlnet_fct.py", "mlnet_io.py"):
+            if os.path.exists(os.path.join(SCRIPTS, name)):
+                shutil.copy(os.path.join(SCRIPTS, name), os.path.join(repo, "scripts", name))
+        cwd = os.path.join(self.dir, "elsewhere")
+        os.makedirs(cwd)
+        path = self.flows()
+        result = run("compare-fct", path, path, scripts=os.path.join(repo, "scripts"), cwd=cwd)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(os.listdir(cwd), [])
+        folder = os.path.join(repo, "results", "compare-fct")
+        self.assertEqual(sorted(os.listdir(folder)), ["compare-fct-%s.csv" % n for n in ("bins", "flows", "ratios",
+                                                                                         "unmatched")])
+        # A prefix naming a folder (or ending in /) puts the tables into it.
+        result = run("compare-fct", path, path, "--out-prefix", cwd + "/")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("compare-fct-bins.csv", os.listdir(cwd))
+
+    def test_output_over_input_is_refused(self):
+        ours, ref = self.flows("ours-bins.csv"), self.flows("ref.txt")
+        with open(ours) as f:
+            before = f.read()
+        with open(ref) as f:
+            ref_before = f.read()
+        prefix = os.path.join(self.dir, "ours")
+        result = run("compare-fct", ours, ref, "--out-prefix", prefix)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("compare-fct: --out-prefix %s: %s-bins.csv: would overwrite OURS (%s); expected an output apart "
+                      "from the inputs" % (prefix, prefix, ours), result.stderr)
+        with open(ours) as f:
+            self.assertEqual(f.read(), before)
+        self.assertFalse(os.path.exists(prefix + "-ratios.csv"))  # refused before anything was written
+        # REF through a hard link under another name is the same file.
+        link = os.path.join(self.dir, "link-flows.csv")
+        os.link(ref, link)
+        result = run("compare-fct", ours, ref, "--out-prefix", os.path.join(self.dir, "link"))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("would overwrite REF (%s)" % ref, result.stderr)
+        # fct-slowdown --out naming its own input.
+        result = run("fct-slowdown", ref, "--out", os.path.join(self.dir, ".", "ref.txt"))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("would overwrite FCT.txt", result.stderr)
+        with open(ref) as f:
+            self.assertEqual(f.read(), ref_before)
+
+    def test_unusable_output_paths(self):
+        path = self.flows()
+        blocker = self.write("file", ["x\n"])
+        result = run("compare-fct", path, path, "--out-prefix", os.path.join(blocker, "p"))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--out-prefix %s/p: %s: exists and is not a folder" % (blocker, blocker), result.stderr)
+        result = run("fct-slowdown", path, "--out", self.dir)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--out %s: is a folder; expected a file to write" % self.dir, result.stderr)
 
 
 if __name__ == "__main__":

@@ -11,14 +11,17 @@ results (exit 3), a malformed result file (exit 2 naming file and line), a point
 ran (exit 2 naming the point and the input), every figure family (FCT, queue CDF,
 iteration time, per-collective time, PFC timeline, training queue CDF from .gz samples, incast victim, rate
 traces, Themis utilisation) rendered from fake runs (PNG and PDF written, no temporaries left, CSV numbers
-checked against hand-computed values), an incomplete grid (figure written, the absent point reported), and the
-plotting module's pause timeline, CDF thinning, collective spans and size labels."""
+checked against hand-computed values), an incomplete grid (figure written, the absent point reported), the
+plotting module's pause timeline, CDF thinning, collective spans and size labels, and hostile input, each a
+one-line error and never a traceback or a hang: --out or --runs naming a file, point files edited by hand, result
+files that are deeply nested, devices, folders, empty, or hold NaN, huge numbers or values of the wrong type."""
 import csv
 import gzip
 import importlib.machinery
 import importlib.util
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -44,11 +47,19 @@ SHARED = os.path.abspath(os.environ.get("MLNET_SHARED_DIR", os.path.join(ROOT, "
 needs_shared = unittest.skipUnless(os.path.isdir(SHARED), "scenario inputs not found at " + SHARED)
 
 
-def run(*args, env=None):
+def run(*args, env=None, memory=None):
+    """memory: an address-space limit (bytes), so that an unbounded read fails at once instead of taking the
+    machine's memory."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
     with tempfile.TemporaryDirectory(prefix="mpl-") as config:  # matplotlib's cache, off the user's home
-        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "reproduce")] + list(args),
-                              capture_output=True, text=True, timeout=120,
-                              env=dict(os.environ, MPLCONFIGDIR=config, **(env or {})))
+        try:
+            return subprocess.run([sys.executable, os.path.join(SCRIPTS, "reproduce")] + list(args),
+                                  capture_output=True, text=True, timeout=120, preexec_fn=limit if memory else None,
+                                  env=dict(os.environ, MPLCONFIGDIR=config, **(env or {})))
+        except subprocess.TimeoutExpired:
+            raise AssertionError("reproduce %s still running after 120 s" % " ".join(args)) from None
 
 
 def fct_line(src, dst, size, fct, ideal):
@@ -425,6 +436,98 @@ class ThemisFigure(Case):
         rows = self.assertFigure("themis")
         lonely = [r for r in rows if r["network"] == "2d-100-200" and r["model"] == "packet"]
         self.assertEqual([(r["scheduling"], r["improvement_over_ascending"]) for r in lonely], [("themis", "")])
+
+
+class HostileInput(Case):
+    """The themis figure's fake runs (no shared inputs needed) made hostile one way at a time."""
+
+    def assertRefused(self, result, *parts):
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
+        for part in parts:
+            self.assertIn(part, result.stderr)
+
+    def test_out_and_runs_naming_files(self):
+        runs, _ = ThemisFigure.make(self)
+        blocker = os.path.join(self.dir, "a-file")
+        with open(blocker, "w") as f:
+            f.write("not a folder\n")
+        self.assertRefused(run("themis", "--no-run", "--runs", runs.dir, "--out", blocker),
+                           "reproduce: --out %s: exists and is not a folder; expected a folder" % blocker)
+        self.assertRefused(run("themis", "--no-run", "--runs", blocker, "--out", self.out),
+                           "reproduce: --runs %s: exists and is not a folder" % blocker)
+        # Refused before any simulation: not a word about the missing binaries.
+        result = run("themis", "--runs", runs.dir, "--out", blocker,
+                     env={"BUILD_DIR": os.path.join(self.dir, "no-build")})
+        self.assertRefused(result, "--out %s: exists and is not a folder" % blocker)
+        self.assertNotIn("is missing", result.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_hand_edited_point_files(self):
+        runs, _ = ThemisFigure.make(self)
+        point = runs.points[3]
+        runs.write(point, "point.json", "[1, 2]")
+        self.assertRefused(run("themis", "--no-run", "--runs", runs.dir, "--out", self.out),
+                           "point %s in %s was run with another command" % (point.name, runs.dir))
+        runs.finish(point)
+        runs.write(point, "status.json", json.dumps({"state": "done"}))  # the other fields missing
+        runs.write(runs.points[4], "status.json", "[" * 100000)  # unreadable: the point counts as not run
+        result = run("themis", "--no-run", "--runs", runs.dir, "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("1 of 30 points absent", result.stderr)
+
+    def test_hostile_result_files(self):
+        runs, _ = ThemisFigure.make(self)
+        path = os.path.join(runs.dir, runs.points[0].name, "allreduce.json")
+        os.remove(path)
+        os.symlink("/dev/zero", path)
+        self.assertRefused(run("themis", "--no-run", "--runs", runs.dir, "--out", self.out, memory=3 << 30),
+                           "%s: is a character device; expected a JSON result file" % path)
+        os.remove(path)
+        with open(path, "w") as f:
+            f.write("[" * 100000 + "]" * 100000)
+        self.assertRefused(run("themis", "--no-run", "--runs", runs.dir, "--out", self.out),
+                           "%s: JSON nested too deeply to read" % path)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_result_file_reader(self):
+        # mlnet_plots.read_json and lookup, which every figure reads its JSON through.
+        good = {"duration_ns": 1000, "bytes_sent_per_dim": [1, 2], "name": "x", "flag": True}
+        cases = [("", "invalid JSON"), ("9" * 5000, "expected numbers of at most 4300 digits"),
+                 ('{"a": 1}'.encode("utf-16").decode("latin-1"), "not UTF-8 text")]
+        for text, message in cases:
+            path = os.path.join(self.dir, "result.json")
+            with open(path, "w", encoding="latin-1") as f:
+                f.write(text)
+            with self.assertRaises(mp.InputError) as caught:
+                mp.read_json(path)
+            self.assertIn(message, str(caught.exception))
+        with self.assertRaises(mp.InputError) as caught:
+            mp.read_json(self.dir)
+        self.assertIn("%s: is a folder; expected a JSON result file" % self.dir, str(caught.exception))
+        self.assertEqual(mp.lookup(good, "duration_ns", "r.json", "number"), 1000)
+        self.assertEqual(mp.lookup(good, "bytes_sent_per_dim", "r.json", "numbers"), [1, 2])
+        for document, key, kind, message in (
+                (dict(good, duration_ns=float("nan")), "duration_ns", "number", "duration_ns is nan; expected a "
+                                                                                "finite number"),
+                (good, "flag", "number", "flag is True; expected a finite number"),
+                (good, "name", "number", "name is 'x'; expected a finite number"),
+                (dict(good, bytes_sent_per_dim=[1, "2"]), "bytes_sent_per_dim", "numbers",
+                 "bytes_sent_per_dim.1 is '2'; expected a finite number"),
+                (good, "name", "numbers", "name is 'x'; expected a list of finite numbers"),
+                (good, "duration_ns", "list", "duration_ns is 1000; expected a list")):
+            with self.assertRaises(mp.InputError) as caught:
+                mp.lookup(document, key, "r.json", kind)
+            self.assertIn("r.json: " + message, str(caught.exception))
+        # A NaN duration in a run's allreduce.json stops the figure with the file and key named.
+        runs, _ = ThemisFigure.make(self)
+        path = os.path.join(runs.dir, runs.points[0].name, "allreduce.json")
+        with open(path) as f:
+            record = json.load(f)
+        with open(path, "w") as f:
+            json.dump(dict(record, duration_ns=float("nan")), f)
+        self.assertRefused(run("themis", "--no-run", "--runs", runs.dir, "--out", self.out),
+                           "%s: duration_ns is nan; expected a finite number" % path)
 
 
 class PlotModule(unittest.TestCase):

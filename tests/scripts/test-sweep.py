@@ -6,13 +6,19 @@ Usage: python3 tests/scripts/test-sweep.py [-v]     (exit status 0 when every te
 Covers: grid expansion order, result extraction (JSON keys, table statistics, where, skip, regex), resume skipping
 finished points (executions counted), failed points recorded with exit code and stderr tail and kept until
 --retry-failed, timeouts, SIGINT and SIGKILL half-way then resumed giving the identical CSV, --run-point and
---collect, malformed specs, and --slurm --dry-run (array range, per-point command). The YAML test is skipped when
+--collect, malformed specs, and --slurm --dry-run (array range, per-point command). Hostile inputs, each a one-line
+error and never a traceback or a hang: --out naming a file, spec files that are binary, empty, folders, devices,
+FIFOs, lists, deeply nested or hold huge numbers, NaN, NUL; inputs that are devices or FIFOs; numeric keys out of
+range; placeholder values that look like shell code (never run, whatever the quoting around the placeholder);
+paths that a Slurm batch script cannot hold; point files edited by hand. The YAML tests are skipped when
 python3-yaml is missing.
 """
 import csv
 import glob
 import json
 import os
+import resource
+import shlex
 import shutil
 import signal
 import subprocess
@@ -87,9 +93,18 @@ class Sandbox:
             f.write(spec if isinstance(spec, str) else json.dumps(spec, indent=1))
         self.out = os.path.join(self.dir, "out")
 
-    def sweep(self, *args, env=None, check=None):
-        result = subprocess.run([sys.executable, SWEEP, self.spec, "--out", self.out] + list(args),
-                                capture_output=True, text=True, env=dict(os.environ, **(env or {})), timeout=120)
+    def sweep(self, *args, env=None, check=None, timeout=120, memory=None, spec=None):
+        """memory: an address-space limit (bytes), so that an unbounded read fails at once instead of taking the
+        machine's memory; timeout: a hang fails the test instead of stopping it."""
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+        command = [sys.executable, SWEEP, spec or self.spec, "--out", self.out] + list(args)
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, **(env or {})),
+                                    timeout=timeout, preexec_fn=limit if memory else None)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("sweep %s still running after %d s" % (" ".join(args), timeout)) from None
         if VERBOSE:
             sys.stderr.write(result.stderr)
         if check is not None and result.returncode != check:
@@ -365,7 +380,7 @@ def test_changed_input_is_refused():
         contains(result.stderr, "delete %s" % os.path.join(box.out, "a=x,b=1"), "error")
         os.remove(network)
         result = box.sweep(check=2)
-        contains(result.stderr, "input 'network.json': cannot read", "error")
+        contains(result.stderr, "input 'network.json': %s: cannot read: No such file" % network, "error")
     finally:
         box.close()
 
@@ -502,6 +517,351 @@ def test_slurm_dry_run():
         shutil.rmtree(os.path.join(box.out, "a=x,b=2"))
         out = box.sweep("--slurm", "--dry-run", "--retry-failed", check=0).stdout
         contains(out, "#SBATCH --array=1,3-5\n", "array with a gap")
+    finally:
+        box.close()
+
+
+# ---------------------------------------------------------------------------------------------------- hostile input
+
+def refused(result, *parts, code=2):
+    """A one-line refusal: the exit status, no traceback, and each part in the message."""
+    if result.returncode != code or "Traceback" in result.stderr:
+        raise AssertionError("expected exit %d without a traceback, found %d:\n%s" % (code, result.returncode,
+                                                                                   result.stderr))
+    for part in parts:
+        contains(result.stderr, part, "error")
+
+
+def have_yaml():
+    try:
+        import yaml  # noqa: F401
+    except ImportError:
+        print("  skipped the YAML cases: python3-yaml is not installed")
+        return False
+    return True
+
+
+def test_out_naming_a_file_is_refused():
+    box = Sandbox(spec_dict(axes={"a": ["x"], "b": [1]}))
+    try:
+        with open(box.out, "w") as f:
+            f.write("not a folder\n")
+        for args in ((), ("--dry-run",), ("--collect",), ("--run-point", "0"), ("--slurm", "--dry-run")):
+            refused(box.sweep(*args), "sweep: --out %s: exists and is not a folder; expected a folder" % box.out)
+        box.out = os.path.join(box.out, "below")
+        refused(box.sweep(), "sweep: --out %s: cannot make the folder: Not a directory" % box.out)
+        equal(box.runs(), [], "executions")
+    finally:
+        box.close()
+
+
+def test_hostile_spec_files():
+    box = Sandbox(spec_dict())
+    try:
+        def spec_file(name, content):
+            path = os.path.join(box.dir, name)
+            with open(path, "wb") as f:
+                f.write(content if isinstance(content, bytes) else content.encode())
+            return path
+
+        noise = bytes(range(256)) * 4  # not UTF-8 (0x80 cannot start a character)
+        cases = [
+            (spec_file("noise.json", noise), "noise.json: not UTF-8 text (byte 0x80 at offset 128); expected a sweep "
+                                             "spec"),
+            (spec_file("empty.json", b""), "empty.json:1: invalid JSON"),
+            (spec_file("list.json", b"[1, 2]"), "list.json: expected a mapping with 'command' and 'axes' at the top, "
+                                                "found a list"),
+            (spec_file("deep.json", b"[" * 100000 + b"]" * 100000), "deep.json: JSON nested too deeply to read"),
+            (spec_file("huge.json", ('{"command": "echo {a}", "axes": {"a": [%s]}}' % ("9" * 5000)).encode()),
+             "huge.json: invalid JSON: Exceeds the limit (4300 digits)"),
+            (spec_file("nul.json", b'{"command": "echo {a}", "axes": {"a": ["x\\u0000y"]}}'),
+             "nul.json: axes.a.0: 'x\\x00y' holds a NUL character"),
+            (spec_file("surrogate.json", b'{"command": "echo {a}", "axes": {"a": ["\\ud800"]}}'),
+             "surrogate.json: axes.a.0: '\\ud800' holds an unpaired surrogate; expected Unicode text"),
+        ]
+        os.mkdir(os.path.join(box.dir, "folder.json"))
+        cases.append((os.path.join(box.dir, "folder.json"), "folder.json: is a folder; expected a sweep spec"))
+        os.symlink("/dev/zero", os.path.join(box.dir, "zero.json"))
+        cases.append((os.path.join(box.dir, "zero.json"), "zero.json: is a character device; expected a sweep spec"))
+        os.mkfifo(os.path.join(box.dir, "fifo.json"))
+        cases.append((os.path.join(box.dir, "fifo.json"), "fifo.json: is a FIFO; expected a sweep spec"))
+        if have_yaml():
+            cases += [
+                (spec_file("noise.yaml", noise), "noise.yaml: not UTF-8 text"),
+                (spec_file("empty.yaml", b""), "empty.yaml: expected a mapping with 'command' and 'axes' at the top, "
+                                               "found nothing (an empty document)"),
+                (spec_file("list.yaml", b"- command\n- axes\n"), "found a list"),
+                (spec_file("scalar.yaml", b"just words\n"), "found a string"),
+                (spec_file("deep.yaml", b"a: " + b"[" * 100000 + b"]" * 100000), "deep.yaml: YAML nested too deeply"),
+                (spec_file("huge.yaml", ("command: echo {a}\naxes: {a: [%s]}\n" % ("9" * 5000)).encode()),
+                 "huge.yaml: invalid YAML: Exceeds the limit (4300 digits)"),
+            ]
+        if os.geteuid() != 0:  # root reads any file
+            os.chmod(spec_file("locked.json", json.dumps(spec_dict())), 0)
+            cases.append((os.path.join(box.dir, "locked.json"), "locked.json: cannot read: Permission denied"))
+        for path, message in cases:
+            refused(box.sweep("--dry-run", spec=path, timeout=30, memory=1 << 30), message)
+    finally:
+        box.close()
+
+
+def test_inputs_hashed_by_kind_and_in_chunks():
+    box = Sandbox(spec_dict(axes={"a": ["x"], "b": [1]}))
+    try:
+        os.mkfifo(os.path.join(box.dir, "fifo"))
+        os.mkdir(os.path.join(box.dir, "folder"))
+        for name, kind in (("/dev/zero", "a character device"), ("fifo", "a FIFO"), ("folder", "a folder")):
+            with open(box.spec, "w") as f:
+                json.dump(spec_dict(axes={"a": ["x"], "b": [1]}, inputs=[name]), f)
+            path = name if name.startswith("/") else os.path.join(box.dir, name)
+            refused(box.sweep("--dry-run", timeout=30, memory=1 << 30),
+                    "input %r: %s: is %s; expected a regular file (the spec's inputs are hashed)" % (name, path, kind))
+        equal(box.runs(), [], "executions")
+        # The digest is the file's SHA-256, read in chunks, and a file beyond the limit is refused.
+        import hashlib
+        import mlnet_io
+        data = os.urandom(3 * mlnet_io.HASH_CHUNK_BYTES + 5)
+        path = os.path.join(box.dir, "input.bin")
+        with open(path, "wb") as f:
+            f.write(data)
+        equal(mlnet_io.sha256_file(path, "a test input"), hashlib.sha256(data).hexdigest(), "digest")
+        try:
+            mlnet_io.sha256_file(path, "a test input", limit=2 * mlnet_io.HASH_CHUNK_BYTES)
+        except mlnet_io.InputError as e:
+            contains(str(e), "%s: larger than 2 MiB; expected a test input of at most 2 MiB" % path, "error")
+        else:
+            raise AssertionError("a file beyond the limit was hashed")
+    finally:
+        box.close()
+
+
+def test_numeric_keys_are_finite_and_bounded():
+    base = {"command": "echo {a}", "axes": {"a": [1]}}
+    cases = [
+        ('"timeout": NaN', "timeout: nan is not a finite number; expected a finite number"),
+        ('"timeout": Infinity', "timeout: inf is not a finite number"),
+        ('"timeout": -1', "timeout: expected a number of seconds above 0 and at most 2592000 (30 days), found -1"),
+        ('"timeout": 1e300', "timeout: expected a number of seconds above 0 and at most 2592000 (30 days), found "
+                             "1e+300"),
+        ('"timeout": 100000000000000000000', "timeout: expected a number of seconds above 0 and at most 2592000 (30 "
+                                             "days), found 100000000000000000000"),
+        ('"timeout": true', "timeout: expected a number of seconds above 0 and at most 2592000 (30 days), found True"),
+        ('"collect": {"r": {"file": "f", "stat": "sum", "column": 100000000000000000000}}',
+         "collect.r.column: expected a column number from 1 to 100000, found 100000000000000000000"),
+        ('"collect": {"r": {"file": "f", "stat": "count", "skip": -1}}',
+         "collect.r.skip: expected a number of header lines from 0 to 1000000000, found -1"),
+        ('"collect": {"r": {"file": "f", "stat": "count", "where": {"99999999999999999999": 1}}}',
+         "collect.r.where: expected column numbers from 1 to 100000 as keys"),
+        ('"collect": {"r": {"file": "f", "stat": "count", "where": {"\\u00b2": 1}}}',
+         "collect.r.where: expected column numbers from 1 to 100000 as keys, found '\u00b2'"),
+        ('"env": {"X": -Infinity}', "env.X: -inf is not a finite number"),
+    ]
+    for extra, message in cases:
+        text = json.dumps(base)[:-1] + ", " + extra + "}"
+        box = Sandbox(text)
+        try:
+            refused(box.sweep("--dry-run"), "grid.json: " + message)
+        finally:
+            box.close()
+    box = Sandbox('{"command": "echo {a}", "axes": {"a": [NaN, 1]}}')
+    try:
+        refused(box.sweep("--dry-run"), "grid.json: axes.a.0: nan is not a finite number")
+    finally:
+        box.close()
+    if have_yaml():
+        for value in (".nan", ".inf", "-.inf"):
+            box = Sandbox("command: echo {a}\naxes: {a: [1]}\ntimeout: %s\n" % value, name="grid.yaml")
+            try:
+                refused(box.sweep("--dry-run"), "grid.yaml:3: timeout: ", "is not a finite number")
+            finally:
+                box.close()
+
+
+def test_grid_and_expansions_are_bounded():
+    values = list(range(101))
+    box = Sandbox({"command": "echo {a} {b} {c}", "axes": {"a": values, "b": values, "c": values}})
+    try:
+        refused(box.sweep("--dry-run", timeout=60, memory=2 << 30),
+                "axes: the grid has 1030301 points; expected at most 1000000")
+    finally:
+        box.close()
+    # Each var eight times the one before: 16 * 8^9 characters (8.6 GB) if expanded.
+    spec = {"command": "echo {v9}", "axes": {"a": ["x" * 16]}, "vars": {"v1": "{a}" * 8}}
+    for i in range(2, 10):
+        spec["vars"]["v%d" % i] = "{v%d}" % (i - 1) * 8
+    box = Sandbox(spec)
+    try:
+        refused(box.sweep("--dry-run", timeout=60, memory=1 << 30),
+                "vars.v6: can expand to 4194304 characters; expected at most 1048576")
+    finally:
+        box.close()
+
+
+# Values that are shell code if a shell ever parses them, and the places a placeholder can stand in a string
+# command: outside quotes, inside "...", inside '...', inside $(...) inside "...", inside $(...) unquoted; the
+# arithmetic and the quote inside ${...} before them must not throw the reading of the quoting off.
+SHELL_VALUES = ["$(touch PWNED)", "`touch PWNED2`", "it's", 'say "hi" \\ $HOME', "two  words", "; touch PWNED3 #", ""]
+SHELL_COMMAND = ("printf '%s|\\n' \"$((1))\" \"${{UNSET_IN_TEST:-it's}}\" {x} \"{x}\" '{x}' "
+                 "\"$(printf '%s' '{x}')\" $(printf '%s' {x}) \"a{x}b\" 'a{x}b' > out.txt")
+
+
+def test_shell_values_are_never_code():
+    spec = {"command": SHELL_COMMAND, "axes": {"x": SHELL_VALUES},
+            "collect": {"lines": {"file": "out.txt", "stat": "count"}}}
+    box = Sandbox(spec)
+    try:
+        dry = box.sweep("--dry-run", check=0).stdout
+        result = box.sweep()
+        pwned = glob.glob(os.path.join(box.dir, "**", "PWNED*"), recursive=True)
+        equal(pwned, [], "files made by a value run as a command")
+        equal(result.returncode, 0, "exit status (stderr: %s)" % result.stderr)
+        folders = {}
+        for name in os.listdir(box.out):
+            if name.startswith("x="):
+                with open(os.path.join(box.out, name, "point.json")) as f:
+                    folders[json.load(f)["index"]] = os.path.join(box.out, name)
+        for index, value in enumerate(SHELL_VALUES):
+            with open(os.path.join(folders[index], "out.txt")) as f:
+                lines = f.read().split("|\n")[:-1]
+            # $(...) outside double quotes splits its output into words, as the shell always does.
+            expected = ["1", "it's"] + [value] * 4 + value.split() + ["a%sb" % value, "a%sb" % value]
+            equal(lines, expected, "the command's arguments for %r" % value)
+        # The command as recorded and printed is the same command with the values quoted: pasted into sh, it
+        # writes the same file and nothing else.
+        for line in dry.splitlines():
+            index, rest = line.split(" ", 1)
+            command = rest.split(": ", 1)[1]
+            scratch = tempfile.mkdtemp(prefix="test-sweep-paste-")
+            try:
+                subprocess.run(["/bin/sh", "-c", command], cwd=scratch, check=True)
+                with open(os.path.join(scratch, "out.txt")) as a, \
+                        open(os.path.join(folders[int(index)], "out.txt")) as b:
+                    equal(a.read(), b.read(), "output of the printed command %r" % command)
+                equal(os.listdir(scratch), ["out.txt"], "files made by the printed command")
+            finally:
+                shutil.rmtree(scratch)
+    finally:
+        box.close()
+
+
+def test_placeholders_where_no_quoting_can_hold_them():
+    for command, problem in (("echo \\{x}", "follows a backslash"), ("echo 1 # {x}", "is inside a shell comment"),
+                             ("cat <<EOF\n{x}\nEOF", "follows a here-document operator (<<)"),
+                             ("echo ${{HOME:-{x}}}", "is inside ${...}"),
+                             ("echo \"`echo {x}`\"", "is inside `...` (write $(...) instead)"),
+                             ("echo $(( {x} + 1 ))", "is inside $((...))")):
+        box = Sandbox({"command": command, "axes": {"x": ["$(touch PWNED)"]}})
+        try:
+            refused(box.sweep("--dry-run"), "grid.json: command: placeholder {x} %s" % problem)
+        finally:
+            box.close()
+    box = Sandbox({"command": "echo {x}", "axes": {"x": [1]}, "env": {"MLNET_SWEEP_x": "2"}})
+    try:
+        refused(box.sweep("--dry-run"), "env.MLNET_SWEEP_x: MLNET_SWEEP_* is where a string command finds")
+    finally:
+        box.close()
+
+
+def test_slurm_script_holds_no_unquoted_path():
+    # A newline in the spec's folder used to end the script's comment and make the rest a command.
+    root = tempfile.mkdtemp(prefix="test-sweep-slurm-")
+    try:
+        folder = os.path.join(root, "evil\ntouch PWNED\n")
+        os.mkdir(folder)
+        spec = os.path.join(folder, "grid.json")
+        with open(spec, "w") as f:
+            json.dump(spec_dict(axes={"a": ["x"], "b": [1]}), f)
+        box = Sandbox(spec_dict(axes={"a": ["x"], "b": [1]}))
+        try:
+            result = box.sweep("--slurm", "--dry-run", spec=spec)
+            if any(line.startswith("touch") for line in result.stdout.splitlines()):
+                raise AssertionError("a line of the path became a command:\n" + result.stdout)
+            refused(result, "sweep: SPEC %r: a path with a newline or another control character cannot go into a "
+                            "Slurm batch script" % spec)
+        finally:
+            box.close()
+        # Spaces and quotes in the spec's path are quoted wherever it appears.
+        folder = os.path.join(root, "it's a $(dir)")
+        os.mkdir(folder)
+        spec = os.path.join(folder, "grid.json")
+        with open(spec, "w") as f:
+            json.dump(spec_dict(axes={"a": ["x"], "b": [1]}), f)
+        box = Sandbox(spec_dict(axes={"a": ["x"], "b": [1]}))
+        try:
+            out = box.sweep("--slurm", "--dry-run", spec=spec, check=0).stdout
+            quoted = shlex.quote(spec)
+            contains(out, "# Slurm job array of sweep grid (%s):" % quoted, "batch script")
+            contains(out, "scripts/sweep %s --out" % quoted, "batch script")
+            script = out.split("\n# then,")[0].split("\n", 1)[1]
+            syntax = subprocess.run(["/bin/sh", "-n"], input=script, text=True, capture_output=True)
+            equal(syntax.returncode, 0, "sh -n on the batch script: %s" % syntax.stderr)
+            # --out and #SBATCH values take no quoting: refused.
+            box.out = os.path.join(box.dir, "it's")
+            refused(box.sweep("--slurm", "--dry-run", spec=spec), "sweep: --out %s: Slurm's #SBATCH lines cannot "
+                                                                  "hold a path with spaces, quotes or backslashes"
+                    % shlex.quote(box.out))
+        finally:
+            box.close()
+        box = Sandbox(spec_dict(axes={"a": ["x"], "b": [1]}, slurm={"comment": "a'b"}))
+        try:
+            refused(box.sweep("--slurm", "--dry-run"), "slurm.comment: expected one word without spaces, quotes")
+        finally:
+            box.close()
+    finally:
+        shutil.rmtree(root)
+
+
+def test_command_killed_by_an_unnamed_signal():
+    # Real-time signals have no name in Python's signal module; a command they kill is a failed point like another.
+    box = Sandbox({"command": "kill -%d $$" % (signal.SIGRTMIN + 6), "axes": {"a": [1]}})
+    try:
+        result = box.sweep(check=1)
+        if "Traceback" in result.stderr:
+            raise AssertionError(result.stderr)
+        equal((box.csv()[0]["exit_code"], box.csv()[0]["error"]),
+              (str(128 + signal.SIGRTMIN + 6), "killed by signal %d" % (signal.SIGRTMIN + 6)), "exit code and error")
+    finally:
+        box.close()
+
+
+def test_hand_edited_point_files():
+    spec = spec_dict(axes={"a": ["x", "yy"], "b": [1]})
+    spec["command"] = ["/bin/sh", "-c", "printf '1\\n%s\\n' \"$0\" > big.txt; ln -s /dev/zero zero; "
+                                        "exec \"$@\"", "9" * 400] + spec["command"]
+    spec["collect"] = {"value": spec["collect"]["value"],
+                       "big": {"file": "big.txt", "column": 1, "stat": "mean"}}
+    box = Sandbox(spec)
+    try:
+        # A 400-digit number has no mean (a double overflows): the point fails with the reason.
+        box.sweep(check=1)
+        contains(box.csv()[0]["error"], "result big: big.txt:2: '9999999999999999999999999999999999999'... is beyond "
+                                        "a double's range", "error")
+        # A collect rule reading a device fails the point with a message, instead of reading it forever.
+        spec["collect"] = {"zero": {"file": "zero", "stat": "count"}}
+        with open(box.spec, "w") as f:
+            json.dump(spec, f)
+        box.sweep("--retry-failed", check=1, timeout=60, memory=1 << 30)
+        contains(box.csv()[0]["error"], "result zero: zero: is a character device; expected a result file", "error")
+        # status.json and point.json as a person or a broken disk may leave them.
+        with open(os.path.join(box.out, "a=x,b=1", "status.json"), "w") as f:
+            json.dump({"state": "done"}, f)  # no exit_code, error, wall_s or host
+        with open(os.path.join(box.out, "a=yy,b=1", "point.json"), "w") as f:
+            json.dump([1, 2], f)
+        refused(box.sweep("--collect", "--timing"), "point a=yy,b=1 in %s was run with another command" % box.out)
+        shutil.rmtree(os.path.join(box.out, "a=yy,b=1"))
+        refused(box.sweep("--collect", "--timing", timeout=60, memory=1 << 30),
+                "sweep: a=x,b=1: result zero: zero: is a character device", code=1)
+        os.remove(os.path.join(box.out, "a=x,b=1", "point.json"))
+        os.symlink("/dev/zero", os.path.join(box.out, "a=x,b=1", "point.json"))
+        refused(box.sweep("--collect", timeout=60, memory=1 << 30),
+                "point a=x,b=1 in %s was run with another command" % box.out)
+        with open(os.path.join(box.out, "a=x,b=1", "status.json"), "w") as f:
+            f.write("[" * 100000)  # deeper than Python's parser: read as no status, so the point is pending
+        refused(box.sweep("--collect", timeout=60), "(2 points: 0 done, 0 failed, 2 pending)", code=1)
+        shutil.rmtree(os.path.join(box.out, ".locks"))
+        with open(os.path.join(box.out, ".locks"), "w") as f:
+            f.write("a file where the locks go\n")
+        refused(box.sweep(), "sweep: %s: File exists" % os.path.join(box.out, ".locks"))
     finally:
         box.close()
 
