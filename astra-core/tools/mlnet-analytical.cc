@@ -14,6 +14,7 @@
 #include "system/simulation.h"
 #include "util/atomic-file.h"
 #include "util/cli-options.h"
+#include "util/tool-main.h"
 #include "workload/trace-set.h"
 
 namespace po = boost::program_options;
@@ -51,7 +52,9 @@ std::string reportJson(const SimulationOutcome& o, const std::string& model) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     google::protobuf::SetLogHandler(nullptr);
     std::string workload, systemPath, networkPath, memoryPath, groupsPath, model = "unaware", report, routing;
     std::string loggingConfig, loggingFolder;
@@ -191,4 +194,10 @@ int main(int argc, char** argv) {
         return 3;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return mlnet::runTool("mlnet-analytical", [&] { return run(argc, argv); });
 }

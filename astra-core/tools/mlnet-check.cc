@@ -7,12 +7,15 @@
 #include <iostream>
 
 #include "util/cli-options.h"
+#include "util/tool-main.h"
 #include "workload/trace-set.h"
 #include "workload/trace-summary.h"
 
 namespace po = boost::program_options;
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     // Parse failures are explained by our own messages; protobuf's log lines would only add noise.
     google::protobuf::SetLogHandler(nullptr);
 
@@ -88,4 +91,10 @@ int main(int argc, char** argv) {
         std::cerr << "trace set " << prefix << ": INVALID (" << diag.errorCount() << " errors)\n";
     }
     return valid ? 0 : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return mlnet::runTool("mlnet-check", [&] { return run(argc, argv); });
 }

@@ -15,6 +15,7 @@
 #include "network/topology-description.h"
 #include "util/atomic-file.h"
 #include "util/process-usage.h"
+#include "util/tool-main.h"
 #include "util/units.h"
 
 namespace po = boost::program_options;
@@ -58,7 +59,9 @@ bool unitOption(const po::variables_map& vm, const char* name, Parse parse, uint
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     po::options_description visible(
         "Usage: mlnet-topology DESCRIPTION [--json]\n"
         "       mlnet-topology --builder=fat-tree --k=K [--rate=100Gbps --delay=1us]\n"
@@ -225,4 +228,10 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(ecmp));
     std::printf("cost: %.3f CPU-s (description %.3f), peak %.0f MB\n", cpu, buildCpu, peakResidentMb());
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return mlnet::runTool("mlnet-topology", [&] { return run(argc, argv); });
 }

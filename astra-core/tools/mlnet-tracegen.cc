@@ -1,6 +1,7 @@
 // mlnet-tracegen: writes a synthetic Chakra trace set (one file per rank) for a named communication pattern.
 // Exit status: 0 success, 1 bad command line, 2 failure while writing.
 #include "util/decimal.h"
+#include "util/tool-main.h"
 #include "workload/microbenchmarks.h"
 #include "workload/trace-writer.h"
 
@@ -122,7 +123,9 @@ const char* kPatternHelp = R"(Patterns (--size is the comm_size of every communi
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     po::options_description options(
         "Usage: mlnet-tracegen --pattern P --npus N --size BYTES --output PREFIX [options]\n"
         "Writes PREFIX.<rank>.et for every rank.\n\nOptions");
@@ -201,4 +204,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return mlnet::runTool("mlnet-tracegen", [&] { return run(argc, argv); });
 }

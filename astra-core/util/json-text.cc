@@ -65,6 +65,13 @@ namespace {
 // Thrown from the parser's callback to stop at the first value nested too deep.
 struct TooDeep {};
 
+// nlohmann's message quotes the last token read, which may be a 200,000-digit number.
+std::string cut(const char* what) {
+    std::string text = what;
+    constexpr std::size_t kMaxChars = 300;
+    return text.size() > kMaxChars ? text.substr(0, kMaxChars - 3) + "..." : text;
+}
+
 }  // namespace
 
 bool parseJsonObject(const std::string& text, const std::string& path, const std::string& expectedObject,
@@ -135,11 +142,11 @@ bool parseJsonObject(const std::string& text, const std::string& path, const std
     } catch (const json::parse_error& e) {
         const std::size_t end = std::min<std::size_t>(e.byte, text.size());
         const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
-        diag.error(atLine(path, line) + ": malformed JSON: " + e.what());
+        diag.error(atLine(path, line) + ": malformed JSON: " + cut(e.what()));
         return false;
     } catch (const json::exception& e) {
         // e.g. a number too large for any JSON number type (out_of_range), which has no byte position
-        diag.error(path + ": malformed JSON: " + e.what());
+        diag.error(path + ": malformed JSON: " + cut(e.what()));
         return false;
     }
     if (!doc.is_object()) {

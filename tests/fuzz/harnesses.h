@@ -13,6 +13,7 @@
 #include "flow-size-cdf.h"
 #include "fuzz-input.h"
 #include "hpcc-config.h"
+#include "network-description.h"
 #include "network/routing.h"
 #include "network/topology-builders.h"
 #include "network/topology-description.h"
@@ -79,6 +80,17 @@ inline void smallInputs(const uint8_t* data, std::size_t size) {
     nlohmann::json doc;
     if (parseJsonObject(text, "config.json", "an object", doc, astra) && roce::isAstraNs3JsonConfig(doc)) {
         roce::hpccConfigFromAstraJson(doc, "config.json", text, astra);
+    }
+}
+
+// A network configuration through the reader mlnet-ns3 uses, every form it recognises: our JSON description
+// with all its sections (topology, switch and tiers, nic, congestion-control, links, outputs, run, background,
+// model-rules), ASTRA-sim's config.json, an HPCC config.txt and an ASTRA-sim YAML. Files a configuration names
+// (a topology file, a CDF) are looked up beside the input and usually absent: that is an error too.
+inline void networkDescription(const uint8_t* data, std::size_t size) {
+    for (const char* suffix : {".json", ".txt", ".yml"}) {
+        Diagnostics diag;
+        roce::loadNetworkDescription(inputFile(data, size, suffix), diag);
     }
 }
 

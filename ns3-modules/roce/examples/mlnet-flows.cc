@@ -32,6 +32,7 @@
 #include "util/cli-options.h"
 #include "util/memory-limit.h"
 #include "util/process-usage.h"
+#include "util/tool-main.h"
 
 using namespace mlnet;
 using namespace mlnet::roce;
@@ -44,7 +45,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     SimulatorSession session;
     std::string configPath, topologyOverride, flowOverride, fctOverride, pfcOverride, qlenOverride, cc,
         ccPreset = "config", pcap, report;
@@ -337,4 +340,10 @@ int main(int argc, char** argv) {
         return 3;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return mlnet::runTool("mlnet-flows", [&] { return run(argc, argv); });
 }

@@ -35,6 +35,7 @@
 #include "util/cli-options.h"
 #include "util/memory-limit.h"
 #include "util/process-usage.h"
+#include "util/tool-main.h"
 #include "workload/trace-set.h"
 
 using namespace mlnet;
@@ -125,7 +126,9 @@ void stopWhenDrained(void* api, uint64_t) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     google::protobuf::SetLogHandler(nullptr);
     SimulatorSession session;
     Options o;
@@ -409,4 +412,10 @@ int main(int argc, char** argv) {
         return 3;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return mlnet::runTool("mlnet-ns3", [&] { return run(argc, argv); });
 }

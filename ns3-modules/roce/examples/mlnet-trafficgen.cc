@@ -16,6 +16,7 @@
 #include "util/atomic-file.h"
 #include "util/cli-options.h"
 #include "util/memory-limit.h"
+#include "util/tool-main.h"
 
 namespace po = boost::program_options;
 using namespace mlnet;
@@ -29,7 +30,9 @@ std::string text(const po::variables_map& vm, const char* name, const char* fall
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     po::options_description visible(
         "Usage: mlnet-trafficgen (--topology=FILE | --hosts=N [--rate=100Gbps]) --output=FILE\n"
         "         [--pattern=poisson] --cdf=FILE --load=0.3 --duration=5ms\n"
@@ -262,4 +265,10 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return mlnet::runTool("mlnet-trafficgen", [&] { return run(argc, argv); });
 }
