@@ -83,15 +83,13 @@ inline void smallInputs(const uint8_t* data, std::size_t size) {
     }
 }
 
-// A network configuration through the reader mlnet-ns3 uses, every form it recognises: our JSON description
-// with all its sections (topology, switch and tiers, nic, congestion-control, links, outputs, run, background,
-// model-rules), ASTRA-sim's config.json, an HPCC config.txt and an ASTRA-sim YAML. Files a configuration names
-// (a topology file, a CDF) are looked up beside the input and usually absent: that is an error too.
+// A JSON network configuration through the reader mlnet-ns3 uses: our description with all its sections
+// (topology, switch and tiers, nic, congestion-control, links, outputs, run, background, model-rules) and
+// ASTRA-sim's config.json (config.txt and YAML have their targets). Files a configuration names (a topology
+// file, a CDF) are looked up beside the input and usually absent: that is an error too.
 inline void networkDescription(const uint8_t* data, std::size_t size) {
-    for (const char* suffix : {".json", ".txt", ".yml"}) {
-        Diagnostics diag;
-        roce::loadNetworkDescription(inputFile(data, size, suffix), diag);
-    }
+    Diagnostics diag;
+    roce::loadNetworkDescription(inputFile(data, size, ".json"), diag);
 }
 
 }  // namespace mlnet::fuzz

@@ -299,7 +299,15 @@ int run(int argc, char** argv) {
     if (!checkMemoryNeed(RoceFabric::EstimateMemoryBytes(spec), o.maxMemoryBytes,
                          o.network + ": the packet fabric (" + std::to_string(spec.numHosts()) + " hosts, " +
                              std::to_string(2 * spec.cables.size()) + " ports)",
-                         "a smaller network", diag)) {
+                         // Built whole even when the run uses a corner of it: every switch's buffer budget,
+                         // ECMP groups and random streams are those of the whole network, so a part would not
+                         // run the same.
+                         "a network of the size the run needs (its " + std::to_string(traces.numRanks()) +
+                             " ranks use " + std::to_string(traces.numRanks()) + " of the " +
+                             std::to_string(spec.numHosts()) +
+                             " hosts; the fabric is built whole, as every switch's buffer, ECMP groups and "
+                             "random draws are the whole network's)",
+                         diag)) {
         std::cerr << diag.format(Severity::Error);
         return 2;
     }
