@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "raw-trace.h"
+#include "reference-shaped-traces.h"
 #include "trace-test-util.h"
 #include "workload/trace-writer.h"
 
@@ -24,10 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const std::string kShared = MLNET_SHARED_DIR;
-const std::string kExamples = kShared + "/chakra-examples";
-// ASTRA-sim's master_examples/Ring_4chunks.json, written by each test, so that the tests whose traces and
-// networks are their own do not need the reference examples.
+// ASTRA-sim's examples/system/native_collectives/Ring_4chunks.json, written by each test.
 const char* const kRing4Chunks = R"({"scheduling-policy": "LIFO", "endpoint-delay": 10,
     "active-chunks-per-dimension": 1, "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"],
     "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
@@ -75,23 +73,13 @@ protected:
     std::string m_system = write("ring-4chunks.json", kRing4Chunks);
 };
 
-#define SKIP_WITHOUT_EXAMPLES()                                        \
-    if (!fs::exists(kExamples)) {                                      \
-        GTEST_SKIP() << "reference traces not found at " << kExamples; \
-    }
-
-TEST_F(MlnetNs3, EveryReferenceTraceRunsOnAFatTreeUnderEveryCongestionControl) {
-    SKIP_WITHOUT_EXAMPLES();
+// Traces shaped like every public one (reference-shaped-traces.h: ASTRA-sim's microbenchmarks and examples,
+// the MSCCL converter's custom ring, a PyTorch-derived trace) run to the end under every congestion control.
+TEST_F(MlnetNs3, EveryReferenceShapedTraceRunsOnAFatTreeUnderEveryCongestionControl) {
     const std::string network = write(
         "ft.json", R"({"topology": {"builder": "fat-tree", "k": 4, "rate": "100Gbps", "delay": "1us"}})");
-    std::vector<std::string> prefixes;
-    for (const auto& entry : fs::recursive_directory_iterator(kExamples)) {
-        const std::string p = entry.path().string();
-        if (p.size() > 5 && p.compare(p.size() - 5, 5, ".0.et") == 0) {
-            prefixes.push_back(p.substr(0, p.size() - 5));
-        }
-    }
-    ASSERT_GE(prefixes.size(), 14u);
+    const std::vector<std::string> prefixes = test::writeReferenceShapedTraces(m_dir + "/shapes");
+    ASSERT_EQ(prefixes.size(), 15u);
     for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
         for (const std::string& prefix : prefixes) {
             SCOPED_TRACE(std::string(cc) + " " + prefix);
@@ -215,7 +203,6 @@ TEST_F(MlnetNs3, ThemisOrderOnUnequalDimensionsMatchesTheAnalyticalModel) {
 }
 
 TEST_F(MlnetNs3, AstraNs3InputsGiveTheSameResultAsTheJsonDescription) {
-    SKIP_WITHOUT_EXAMPLES();
     std::string topo = "9 1 8\n8\n";
     for (int h = 0; h < 8; ++h) {
         topo += "8 " + std::to_string(h) + " 400Gbps 0.0005ms 0\n";
@@ -250,9 +237,8 @@ TEST_F(MlnetNs3, AstraNs3InputsGiveTheSameResultAsTheJsonDescription) {
           "FAST_RECOVERY_TIMES": 1, "RATE_AI": "50Mb/s", "RATE_HAI": "100Mb/s", "MIN_RATE": "100Mb/s",
           "HAS_WIN": 1, "GLOBAL_T": 0, "VAR_WIN": 1}}})");
     const std::string logical = write("logical.json", R"({"logical-dims": ["8"]})");
-    const std::string workload = kExamples +
-                                 "/astra-sim_master/examples/workload/microbenchmarks/all_to_all/8npus_1MB/"
-                                 "all_to_all";
+    const std::string workload = m_dir + "/all_to_all";
+    test::astraMicrobenchmark(CollectiveType::AllToAll, 8).write(workload);
     const std::string astra =
         "--logical-topology-configuration=" + logical + " --comm-group-configuration=empty";
     const ToolRun txt = ns3(workload, configTxt, astra);
@@ -377,10 +363,9 @@ TEST_F(MlnetNs3, AFiveGibibyteMessageArrivesWhole) {
 }
 
 TEST_F(MlnetNs3, BackgroundTrafficSharesTheFabricInItsOwnClass) {
-    const std::string cdf = kShared + "/workloads/flow-size-cdf/WebSearch_distribution.txt";
-    if (!fs::exists(cdf)) {
-        GTEST_SKIP() << cdf << " not found";
-    }
+    // A web-search-like mix of our own: most flows short, most bytes in the few long ones.
+    const std::string cdf =
+        write("flow-size-cdf.txt", "1000 0\n10000 40\n100000 70\n1000000 90\n10000000 100\n");
     const std::string prefix = m_dir + "/ar";
     ASSERT_EQ(
         std::system((std::string(MLNET_BIN_DIR) + "/mlnet-tracegen --pattern all-reduce --npus 16 --size " +
@@ -501,10 +486,9 @@ TEST_F(MlnetNs3, ModelRulesFromTheDescriptionAndTheCommandLine) {
 }
 
 TEST_F(MlnetNs3, MoreRanksThanHostsIsAnError) {
-    SKIP_WITHOUT_EXAMPLES();
-    const ToolRun r = ns3(
-        kExamples + "/astra-sim_master/examples/workload/microbenchmarks/all_reduce/16npus_1MB/all_reduce",
-        write("small.json", R"({"topology": {"builder": "fat-tree", "k": 2}})"));
+    test::astraMicrobenchmark(CollectiveType::AllReduce, 16).write(m_dir + "/all_reduce");
+    const ToolRun r =
+        ns3(m_dir + "/all_reduce", write("small.json", R"({"topology": {"builder": "fat-tree", "k": 2}})"));
     EXPECT_EQ(r.status, 2);
     EXPECT_THAT(r.err, HasSubstr("the network has 2 hosts but the trace"));
     EXPECT_THAT(r.err, HasSubstr("has 16 ranks"));
