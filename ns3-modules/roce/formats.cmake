@@ -13,3 +13,4 @@ target_include_directories(mlnet_roce_formats PUBLIC ${CMAKE_SOURCE_DIR}/ns3-mod
 target_link_libraries(mlnet_roce_formats
   PUBLIC mlnet::util mlnet::network
   PRIVATE mlnet_warnings nlohmann_json::nlohmann_json)
+mlnet_library(mlnet_roce_formats)
