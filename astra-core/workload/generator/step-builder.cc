@@ -219,9 +219,7 @@ private:
             layerForward(l, mb, false);
         }
         if (vs + 1 == virtualStages()) {
-            if (m.headParams() > 0) {
-                enter();
-            }
+            enter();
             lmHead(false);
         } else {
             send("send.act", rankAtStage((vs + 1) % p.pp), pipeBytes(), tag(kPipeForward, m_step, vs + 1, mb),
@@ -243,12 +241,10 @@ private:
         if (vs + 1 < virtualStages()) {
             receive("recv.grad", rankAtStage((vs + 1) % p.pp), pipeBytes(),
                     tag(kPipeBackward, m_step, vs, mb));
-        } else if (m.headParams() > 0) {
+        } else {
             enter();
             lmHead(true);
             done();
-        } else {
-            lmHead(true);
         }
         const LayerRange layers = layersOfVirtualStage(m.layers, virtualStages(), vs);
         for (uint32_t i = layers.count; i-- > 0;) {
@@ -534,8 +530,8 @@ private:
         for (uint32_t chunk = 0; chunk < p.vpp; ++chunk) {
             const uint32_t vs = chunk * p.pp + m_c.pp;
             std::vector<ParamUnit>& units = m_units[chunk];
-            if (vs + 1 == virtualStages() && m.headParams() > 0) {
-                units.push_back({static_cast<double>(m.headParams()) / t, 0});
+            if (vs + 1 == virtualStages()) {  // the final norm (on every TP rank) and the LM head
+                units.push_back({static_cast<double>(m.headParams()) / t + double(m.finalNormParams()), 0});
             }
             const LayerRange layers = layersOfVirtualStage(m.layers, virtualStages(), vs);
             for (uint32_t i = layers.count; i-- > 0;) {
@@ -758,7 +754,7 @@ RankMemory StepBuilder::memoryOf(Rank rank) const {
             dense += static_cast<double>(m_model.embeddingParams()) / t;
         }
         if (vs + 1 == virtualStages) {
-            dense += static_cast<double>(m_model.headParams()) / t;
+            dense += static_cast<double>(m_model.headParams()) / t + double(m_model.finalNormParams());
         }
     }
     // The schedule's peak of live activations: a forward adds its chunk's, its backward frees them.
