@@ -79,7 +79,8 @@ Simulation::Simulation(const TraceSet& traces, const SystemConfig& system, const
             }
         }
     }
-    m_engine = std::make_unique<CollectiveEngine>(network, m_config, *m_planner, traces.groups, m_custom);
+    m_engine = std::make_unique<CollectiveEngine>(network, m_config, *m_planner, traces.groups, m_custom,
+                                                  options.executor.overlapCollectives);
     m_compute = std::make_unique<ComputeModel>(m_config);
     m_memory = std::make_unique<MemoryModel>(memory, m_config.localMemBwGBps, traces.numRanks());
     ExecutorOptions executorOptions = options.executor;

@@ -199,7 +199,15 @@ private:
     }
     uint32_t virtualStages() const { return p.pp * p.vpp; }
 
-    double pipeBytes() const { return T * h * kActivationBytes / (p.sequenceParallel ? t : 1); }
+    // Between stages each TP rank sends its 1/tp of the activation (Megatron's scatter/gather; with sequence
+    // parallelism the activation is that shard already); without sequence parallelism the receiving TP
+    // ranks all-gather the pieces over NVLink (gatherPipe).
+    double pipeBytes() const { return T * h * kActivationBytes / t; }
+    void gatherPipe(const std::string& name) {
+        if (p.tp > 1 && !p.sequenceParallel) {
+            collective(name, CollectiveType::AllGather, "tp", pipeBytes());
+        }
+    }
 
     void forwardPass(uint32_t vs, uint32_t mb) {
         m_prefix = "mb" + std::to_string(mb) + ".";
@@ -209,6 +217,7 @@ private:
         auto enter = [&]() { weightsFor(chunk, units - 1 - next++, false, mb); };
         if (vs > 0) {
             receive("recv.act", rankAtStage((vs - 1) % p.pp), pipeBytes(), tag(kPipeForward, m_step, vs, mb));
+            gatherPipe("recv.act.ag");
         } else {
             enter();
             embeddingForward();
@@ -241,6 +250,7 @@ private:
         if (vs + 1 < virtualStages()) {
             receive("recv.grad", rankAtStage((vs + 1) % p.pp), pipeBytes(),
                     tag(kPipeBackward, m_step, vs, mb));
+            gatherPipe("recv.grad.ag");
         } else {
             enter();
             lmHead(true);
