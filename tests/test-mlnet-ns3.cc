@@ -510,5 +510,58 @@ TEST_F(MlnetNs3, MoreRanksThanHostsIsAnError) {
     EXPECT_THAT(r.err, HasSubstr("has 16 ranks"));
 }
 
+// nccl-tests' table: 13 columns per row, algbw = size / time, busbw by nccl-tests' factor, the average line
+// over both groups; the same sizes on the analytical and the packet backend agree on an idle fabric.
+TEST_F(MlnetNs3, NcclTestsPrintsNcclTestsTable) {
+    const std::string net = write("dgx.json", R"({"topology": {"builder": "rail-optimised", "servers": 1,
+        "nics-per-server": 8, "spines": 1, "rate": "200Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "2400Gbps", "delay": "250ns"}}})");
+    std::map<uint64_t, double> timeByBackend[2];
+    for (int b = 0; b < 2; ++b) {
+        const ToolRun r = run("mlnet-nccl-tests",
+                              "--op all_reduce -b 1M -e 16M -f 4 -n 2 -w 1 --nccl-gpu a100 "
+                              "--network-configuration=" +
+                                  net + (b ? " --backend packet" : ""));
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::istringstream in(r.out);
+        double busSum = 0, avg = -1;
+        int rows = 0;
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("# Avg bus bandwidth    : ", 0) == 0) {
+                avg = std::stod(line.substr(25));
+            }
+            if (line.empty() || line[0] == '#') {
+                continue;
+            }
+            std::istringstream cols(line);
+            std::vector<std::string> c;
+            for (std::string w; cols >> w;) {
+                c.push_back(w);
+            }
+            ASSERT_EQ(c.size(), 13u) << line;
+            EXPECT_EQ(c[2], "float");
+            EXPECT_EQ(c[3], "sum");
+            EXPECT_EQ(c[4], "-1");
+            const uint64_t size = std::stoull(c[0]);
+            EXPECT_EQ(std::stoull(c[1]), size / 4);
+            const double us = std::stod(c[5]), algbw = std::stod(c[6]), busbw = std::stod(c[7]);
+            EXPECT_NEAR(algbw, size / us / 1e3, 0.01 + 0.002 * algbw) << line;
+            EXPECT_NEAR(busbw, algbw * 2 * 7 / 8, 0.01 + 0.002 * busbw) << line;
+            EXPECT_EQ(c[8], "N/A");
+            EXPECT_EQ(c[5], c[9]);  // in-place and out-of-place are one operation in the model
+            timeByBackend[b][size] = us;
+            busSum += 2 * busbw;
+            rows += 2;
+        }
+        ASSERT_EQ(rows, 6) << r.out;  // 1, 4 and 16 MiB
+        EXPECT_NEAR(avg, busSum / rows, 0.01) << r.out;
+    }
+    for (const auto& [size, us] : timeByBackend[0]) {
+        EXPECT_NEAR(timeByBackend[1][size], us, 0.05 * us) << size << " B: packet level against analytical";
+    }
+    EXPECT_EQ(run("mlnet-nccl-tests", "--op all_scatter --network-configuration=" + net).status, 1);
+    EXPECT_EQ(run("mlnet-nccl-tests", "--op all_reduce -b 1X --network-configuration=" + net).status, 1);
+}
+
 }  // namespace
 }  // namespace mlnet
