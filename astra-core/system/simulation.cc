@@ -139,8 +139,9 @@ SimulationOutcome Simulation::outcome(TimeNs nowNs) const {
             CollectiveRecord c{r.rank,    r.nodeId, r.type,      r.sizeBytes,        r.group,
                                r.startNs, r.endNs,  r.endNs > 0, r.choice.nChannels, {},
                                0,         {}};
-            c.nccl = std::string(nccl::algoName(r.choice.algo)) + "/" + nccl::protoName(r.choice.proto) +
-                     " x" + std::to_string(r.choice.nChannels);
+            // All-to-all is NCCL's point-to-point schedule, whatever connections it rides.
+            c.nccl = std::string(r.type == CollectiveType::AllToAll ? "P2P" : nccl::algoName(r.choice.algo)) +
+                     "/" + nccl::protoName(r.choice.proto) + " x" + std::to_string(r.choice.nChannels);
             outcome.collectives.push_back(std::move(c));
         }
     }
