@@ -189,15 +189,25 @@ void readCongestionControl(JsonSection& s, PacketModelSettings& p) {
             s.error("parameters", "expected an object of config.txt keys, e.g. {\"RATE_AI\": \"20Mb/s\"}");
             return;
         }
-        // Parameters are the "config" preset's values; any other preset takes its own and would ignore them.
-        if (s.has("preset") && p.ccPreset != "config") {
-            s.error("parameters", "apply only with the \"config\" preset; preset '" + p.ccPreset +
-                                      "' takes its own values and would ignore them (drop the preset, or "
-                                      "the parameters)");
-            return;
+        // Parameters are the "config" preset's values; any other preset takes its own and would ignore them,
+        // except HAS_WIN, which every preset reads (it decides whether PFC-only flows keep a window).
+        const bool otherPreset = s.has("preset") && p.ccPreset != "config";
+        if (otherPreset) {
+            for (auto it = parameters->begin(); it != parameters->end(); ++it) {
+                if (it.key() != "HAS_WIN") {
+                    s.error("parameters",
+                            "'" + it.key() + "' applies only with the \"config\" preset; preset '" +
+                                p.ccPreset +
+                                "' takes its own values and would ignore it (drop the preset, or "
+                                "the parameter; HAS_WIN is the one key every preset reads)");
+                    return;
+                }
+            }
         }
         p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
-        p.ccPreset = "config";
+        if (!otherPreset) {
+            p.ccPreset = "config";
+        }
     }
 }
 
