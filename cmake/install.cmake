@@ -34,7 +34,7 @@ mlnet_shared_library(mlnet_cc_shared mlnet-cc cc mlnet_cc)
 target_include_directories(mlnet_cc_shared INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/congestion>)
 
 mlnet_shared_library(mlnet_astra_core_shared mlnet-astra-core astra-core mlnet_chakra_proto mlnet_util mlnet_workload
-                     mlnet_network mlnet_system)
+                     mlnet_network mlnet_system mlnet_workload_generator)
 target_include_directories(mlnet_astra_core_shared INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/astra-core>
                                                              $<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/extern/chakra>)
 target_link_libraries(mlnet_astra_core_shared PUBLIC nlohmann_json::nlohmann_json protobuf::libprotobuf
@@ -73,6 +73,6 @@ configure_file(cmake/mlnet.pc.in ${CMAKE_BINARY_DIR}/cmake/mlnet.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/cmake/mlnet.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 install(TARGETS mlnet-ns3 mlnet-flows mlnet-trafficgen mlnet-tracegen mlnet-check mlnet-analytical mlnet-topology
-                mlnet-typeids
+                mlnet-typeids mlnet-workload mlnet-nccl-tests
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS $<TARGET_FILE:incast-study> DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME mlnet-incast-study)

@@ -350,6 +350,7 @@ int run(int argc, char** argv) {
                        settings.priorityClasses.empty() ? std::vector<uint8_t>{settings.trafficClass}
                                                         : settings.priorityClasses);
     SimulationOptions simOptions;
+    simOptions.physical = setup.topology.get();
     simOptions.executor.overlapCollectives = o.overlap;
     simOptions.queuesPerDimension = o.queuesPerDim;
     simOptions.injectionScale = o.injectionScale;

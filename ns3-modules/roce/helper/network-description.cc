@@ -77,7 +77,7 @@ void readSwitch(JsonSection& s, FabricSettings& f) {
     }
 }
 
-void readTiers(JsonSection& s, FabricSettings& f, const TopologySpec* topology) {
+void readTiers(JsonSection& s, FabricSettings& f) {
     const nlohmann::json* tiers = s.value("tiers");
     if (!tiers) {
         return;
@@ -87,21 +87,6 @@ void readTiers(JsonSection& s, FabricSettings& f, const TopologySpec* topology) 
         return;
     }
     for (const auto& [tier, value] : tiers->items()) {
-        if (topology) {
-            // Tiers of switches only: tier 0 is the hosts.
-            const std::vector<std::string> names(topology->tierNames.begin() + 1, topology->tierNames.end());
-            if (std::find(names.begin(), names.end(), tier) == names.end()) {
-                std::string known;
-                for (const std::string& n : names) {
-                    known += (known.empty() ? "'" : ", '") + n + "'";
-                }
-                const std::string hint = nearestKey(tier, names);
-                s.error("tiers", "the topology has no tier '" + tier + "'" +
-                                     (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
-                                     " (its switch tiers: " + (known.empty() ? "none" : known) + ")");
-                continue;
-            }
-        }
         if (!value.is_object()) {
             s.error("tiers", "tier '" + tier + "' is not an object of settings");
             continue;
@@ -115,6 +100,24 @@ void readTiers(JsonSection& s, FabricSettings& f, const TopologySpec* topology) 
         if (t.finish()) {
             f.tiers[tier] = settings;
         }
+    }
+}
+
+// Every tier switch.tiers names must be a switch tier of the topology (tier 0 is the hosts).
+void checkTierNames(JsonSection& sw, const FabricSettings& f, const TopologySpec& topology) {
+    const std::vector<std::string> names(topology.tierNames.begin() + 1, topology.tierNames.end());
+    for (const auto& [tier, settings] : f.tiers) {
+        if (std::find(names.begin(), names.end(), tier) != names.end()) {
+            continue;
+        }
+        std::string known;
+        for (const std::string& n : names) {
+            known += (known.empty() ? "'" : ", '") + n + "'";
+        }
+        const std::string hint = nearestKey(tier, names);
+        sw.error("tiers", "the topology has no tier '" + tier + "'" +
+                              (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+                              " (its switch tiers: " + (known.empty() ? "none" : known) + ")");
     }
 }
 
@@ -186,15 +189,25 @@ void readCongestionControl(JsonSection& s, PacketModelSettings& p) {
             s.error("parameters", "expected an object of config.txt keys, e.g. {\"RATE_AI\": \"20Mb/s\"}");
             return;
         }
-        // Parameters are the "config" preset's values; any other preset takes its own and would ignore them.
-        if (s.has("preset") && p.ccPreset != "config") {
-            s.error("parameters", "apply only with the \"config\" preset; preset '" + p.ccPreset +
-                                      "' takes its own values and would ignore them (drop the preset, or "
-                                      "the parameters)");
-            return;
+        // Parameters are the "config" preset's values; any other preset takes its own and would ignore them,
+        // except HAS_WIN, which every preset reads (it decides whether PFC-only flows keep a window).
+        const bool otherPreset = s.has("preset") && p.ccPreset != "config";
+        if (otherPreset) {
+            for (auto it = parameters->begin(); it != parameters->end(); ++it) {
+                if (it.key() != "HAS_WIN") {
+                    s.error("parameters",
+                            "'" + it.key() + "' applies only with the \"config\" preset; preset '" +
+                                p.ccPreset +
+                                "' takes its own values and would ignore it (drop the preset, or "
+                                "the parameter; HAS_WIN is the one key every preset reads)");
+                    return;
+                }
+            }
         }
         p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
-        p.ccPreset = "config";
+        if (!otherPreset) {
+            p.ccPreset = "config";
+        }
     }
 }
 
@@ -310,15 +323,14 @@ bool isOurDescription(const nlohmann::json& doc) {
 std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const std::string& path,
                                               const std::string& text, Diagnostics& diag) {
     NetworkDescription d;
-    d.topology = topologyFromJson(doc, path, text, diag);
     d.settings = defaults(path);
     d.settings.form = "json";
     JsonSection top(doc, path, text, "", diag);
     top.accept("topology");
     top.accept("ranks");
-    section(top, "switch", d.settings, [&d](JsonSection& s, PacketModelSettings& p) {
+    section(top, "switch", d.settings, [](JsonSection& s, PacketModelSettings& p) {
         readSwitch(s, p.fabric);
-        readTiers(s, p.fabric, d.topology.get());
+        readTiers(s, p.fabric);
     });
     section(top, "nic", d.settings, readNic);
     section(top, "congestion-control", d.settings, readCongestionControl);
@@ -339,10 +351,19 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
             s.error(error.option, error.why);
         }
     });
-    if (!top.finish() || !d.topology || diag.hasErrors()) {
+    // The topology last: a typo in a section is reported before a large network is built.
+    if (!top.finish() || diag.hasErrors()) {
         return std::nullopt;
     }
-    return d;
+    d.topology = topologyFromJson(doc, path, text, diag);
+    if (!d.topology) {
+        return std::nullopt;
+    }
+    if (!d.settings.fabric.tiers.empty()) {
+        JsonSection sw(doc["switch"], path, text, "switch", diag);
+        checkTierNames(sw, d.settings.fabric, *d.topology);
+    }
+    return diag.hasErrors() ? std::nullopt : std::optional<NetworkDescription>(std::move(d));
 }
 
 std::optional<NetworkDescription> fromHpccConfig(HpccConfig config, Diagnostics& diag) {

@@ -119,6 +119,7 @@ std::optional<AnalyticalComparison> compareAnalytical(const TraceSet& traces, co
                                                       Diagnostics& diag) {
     options.model = NetworkModel::CongestionAware;
     const Topology topology = Topology::fromSpec(setup.topology);
+    options.physical = setup.topology.get();
     const SimulationOutcome outcome =
         simulate(traces, system, topology, memory, options, diag, &setup.logical);
     if (diag.hasErrors()) {

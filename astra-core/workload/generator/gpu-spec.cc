@@ -1,0 +1,109 @@
+#include "gpu-spec.h"
+
+#include <algorithm>
+
+#include "util/text-lines.h"
+#include "util/units.h"
+
+namespace mlnet::workload {
+
+namespace {
+
+// Peaks from NVIDIA's data sheets (dense, SXM). Efficiencies, one set per architecture:
+// - attention: FlashAttention's published kernel rates, causal, head dimension 128, sequence 8k (FA3 on H100:
+//   about 640 TFLOP/s forward, 500 backward; FA2 on A100: about 220 and 170), not fitted to step times;
+// - bf16 GEMMs: cuBLAS's large-GEMM rate (about 70 % of peak on both);
+// - fp8 GEMMs (Hopper): the one constant fitted to a step time, Llama-3 70B on 64 H100 (docs/validation.md);
+//   the other published rows are predicted with it;
+// - memory-bound kernels: 70 % of HBM bandwidth.
+// Blackwell takes Hopper's fractions, unvalidated.
+std::vector<GpuSpec> presets() {
+    constexpr double T = 1e12;
+    constexpr uint64_t GB = 1'000'000'000ull;
+    const GpuSpec hopper{"", 0, 0, 0, 0, 0.70, 0.49, 0.65, 0.50, 0.70};
+    const GpuSpec ampere{"", 0, 0, 0, 0, 0.61, 0.61, 0.70, 0.55, 0.70};
+    std::vector<GpuSpec> all;
+    auto add = [&](const char* name, const GpuSpec& eff, double bf16, double fp8, double hbm,
+                   uint64_t memory) {
+        GpuSpec g = eff;
+        g.name = name;
+        g.bf16FlopsPerS = bf16;
+        g.fp8FlopsPerS = fp8;
+        g.hbmBytesPerS = hbm;
+        g.memoryBytes = memory;
+        all.push_back(g);
+    };
+    add("a100", ampere, 312 * T, 0, 2.039 * T, 80 * GB);
+    add("h100", hopper, 989.4 * T, 1978.9 * T, 3.35 * T, 80 * GB);
+    add("h200", hopper, 989.4 * T, 1978.9 * T, 4.8 * T, 141 * GB);
+    add("b200", hopper, 2250 * T, 4500 * T, 8.0 * T, 180 * GB);
+    add("gb200", hopper, 2500 * T, 5000 * T, 8.0 * T, 186 * GB);
+    return all;
+}
+
+}  // namespace
+
+std::vector<std::string> gpuPresetNames() {
+    std::vector<std::string> names;
+    for (const GpuSpec& g : presets()) {
+        names.push_back(g.name);
+    }
+    return names;
+}
+
+std::optional<GpuSpec> gpuPreset(const std::string& name) {
+    for (const GpuSpec& g : presets()) {
+        if (g.name == name) {
+            return g;
+        }
+    }
+    return std::nullopt;
+}
+
+double kernelMicros(const GpuSpec& gpu, OpClass cls, bool fp8, bool backward, double flops, double bytes) {
+    double peak = gpu.bf16FlopsPerS, efficiency = gpu.gemmEfficiency;
+    if (cls == OpClass::Gemm && fp8 && gpu.fp8FlopsPerS > 0) {
+        peak = gpu.fp8FlopsPerS;
+        efficiency = gpu.fp8GemmEfficiency;
+    } else if (cls == OpClass::Attention) {
+        efficiency = backward ? gpu.attentionBackwardEfficiency : gpu.attentionForwardEfficiency;
+    }
+    const double computeS = cls == OpClass::Memory ? 0 : flops / (peak * efficiency);
+    const double memoryS = bytes / (gpu.hbmBytesPerS * gpu.memoryEfficiency);
+    return std::max(computeS, memoryS) * 1e6;
+}
+
+bool MeasuredTimes::load(const std::string& path, Diagnostics& diag) {
+    std::string text;
+    if (!readTextFile(path, text, diag, "measured kernel times")) {
+        return false;
+    }
+    // Commas as separators and # comments: the whitespace tokenizer then reads the lines.
+    bool comment = false;
+    for (char& c : text) {
+        comment = c == '\n' ? false : comment || c == '#';
+        c = comment ? ' ' : c == ',' ? ' ' : c;
+    }
+    for (const TextLine& line : tokenizeLines(text)) {
+        if (line.tokens.size() == 3 && line.tokens[0] == "op" && line.tokens[1] == "phase") {
+            continue;  // header
+        }
+        double micros = 0;
+        if (line.tokens.size() != 3 || (line.tokens[1] != "fwd" && line.tokens[1] != "bwd") ||
+            !parsePlainReal(line.tokens[2], micros) || micros < 0) {
+            diag.error(atLine(path, line.number) +
+                       ": expected 'op,phase,time_us' with phase fwd or bwd and a "
+                       "time >= 0");
+            return false;
+        }
+        m_times[{std::string(line.tokens[0]), line.tokens[1] == "bwd"}] = micros;
+    }
+    return true;
+}
+
+std::optional<double> MeasuredTimes::find(const std::string& op, bool backward) const {
+    const auto it = m_times.find({op, backward});
+    return it == m_times.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+}  // namespace mlnet::workload
