@@ -202,6 +202,25 @@ TEST(NcclTree, EveryTreeEdgeCarriesTheBufferUpAndDown) {
     EXPECT_EQ(r.outcome.bytesDelivered, 2 * (n - 1) * bytes);
 }
 
+TEST(NcclTree, ManyChunksOnServersOfOneGpuFinish) {
+    // 16 servers of one GPU each (no scale-up domain): a 4-level tree, 25 chunks per channel, more than the
+    // chunks a member holds at once, so slots are reused while chunks finish out of order.
+    const nlohmann::json doc = nlohmann::json::parse(R"({"topology": {"builder": "clos", "leaves": 2,
+        "hosts-per-leaf": 8, "spines": 2, "rate": "200Gbps", "delay": "500ns"}})");
+    Diagnostics diag;
+    const auto spec = topologyFromJson(doc, "clos.json", doc.dump(), diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    SimulationOptions options;
+    options.model = NetworkModel::CongestionAware;
+    options.physical = spec.get();
+    const uint64_t bytes = 25'000'000;
+    const TraceSet traces = loadBuilt(microbench::collective(CollectiveType::AllReduce, 16, bytes));
+    const SimulationOutcome o = run(traces, ncclSystem({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}}),
+                                    Topology::fromSpec(spec), options);
+    ASSERT_TRUE(o.completed) << o.stallReport;
+    EXPECT_EQ(o.bytesDelivered, 2 * 15 * bytes);
+}
+
 TEST(NcclProtocols, LowLatencyProtocolsPayTheirWireOverhead) {
     const uint32_t n = 8;
     const uint64_t bytes = 3 * 16 * 1024 * n;  // whole lines on every channel

@@ -108,7 +108,8 @@ public:
           m_group(denseGroup),
           m_sequence(sequence),
           m_ranks(members),
-          m_type(node.collective) {
+          m_type(node.collective),
+          m_nodeBytes(node.commSizeBytes) {
         const uint32_t n = static_cast<uint32_t>(members.size());
         m_members.resize(n);
         const NcclTopology& topo = owner.m_topology;
@@ -173,6 +174,12 @@ public:
 
     uint32_t size() const { return static_cast<uint32_t>(m_ranks.size()); }
     const Choice& choice() const { return m_choice; }
+    bool matches(const TraceNode& node) const {
+        return node.collective == m_type && node.commSizeBytes == m_nodeBytes;
+    }
+    std::string what() const {
+        return std::string(toString(m_type)) + " of " + std::to_string(m_nodeBytes) + " B";
+    }
     bool finished() const { return m_finished == m_ranks.size(); }
 
     // Member `pos` issued the collective: its part starts after the base latency.
@@ -250,9 +257,9 @@ private:
                 planRing(c, p);
             }
         }
-        // A tree's reduce (up) and broadcast (down) run as two independent pipelines in NCCL (hop by hop, each
-        // connection with its own steps), so a member holds a chunk from its reduction until the broadcast
-        // brings it back: enough chunks in flight to cover that round trip keep the hops busy.
+        // A tree's reduce (up) and broadcast (down) run as two independent pipelines in NCCL (hop by hop,
+        // each connection with its own steps), so a member holds a chunk from its reduction until the
+        // broadcast brings it back: enough chunks in flight to cover that round trip keep the hops busy.
         if (m_choice.algo == Algo::Tree) {
             std::size_t longestChain = 0;
             for (const auto& server : m_servers) {
@@ -418,10 +425,12 @@ private:
         }
     }
 
-    void startChunk(uint32_t pos, uint32_t c) {
+    // Chunk k rides slot k % depth on every member (its messages' tags agree), so it waits until the chunk
+    // before it in that slot is done here: chunks can finish out of order.
+    bool startChunk(uint32_t pos, uint32_t c) {
         ChannelState& ch = m_members[pos].channels[c];
-        if (ch.nextChunk >= ch.chunks) {
-            return;
+        if (ch.nextChunk >= ch.chunks || ch.slots[ch.nextChunk % m_depth].active) {
+            return false;
         }
         const uint32_t k = ch.nextChunk++;
         const uint32_t slot = k % m_depth;
@@ -430,6 +439,7 @@ private:
         s.active = true;
         s.piece = pieceOf(c, k);
         m_choice.algo == Algo::Tree ? treeStart(pos, c, slot) : ringStart(pos, c, slot);
+        return true;
     }
 
     void chunkDone(uint32_t pos, uint32_t c, uint32_t slot) {
@@ -439,7 +449,8 @@ private:
             memberUnitDone(pos);
             return;
         }
-        startChunk(pos, c);
+        while (startChunk(pos, c)) {
+        }
     }
 
     void memberUnitDone(uint32_t pos) {
@@ -723,6 +734,7 @@ private:
     uint32_t m_group, m_sequence;
     std::vector<Rank> m_ranks;
     CollectiveType m_type;
+    uint64_t m_nodeBytes;  // the trace's comm_size, which every member's node must repeat
     Func m_func = Func::AllReduce;
     CommShape m_shape;
     Choice m_choice;
@@ -850,6 +862,16 @@ void NcclCollectives::issue(Rank rank, const TraceNode& node, Callback done) {
                  .first;
     }
     Op& op = *it->second;
+    if (!op.matches(node)) {
+        // NCCL needs every member to issue a communicator's collectives in one order; a trace (or a
+        // scheduling policy) that does not would hang or corrupt data on a real cluster.
+        throw std::runtime_error("NCCL: rank " + std::to_string(rank) + " issued " +
+                                 std::string(toString(node.collective)) + " of " +
+                                 std::to_string(node.commSizeBytes) + " B (node " + std::to_string(node.id) +
+                                 ") as collective #" + std::to_string(sequence) + " on communicator " +
+                                 std::to_string(node.group) + ", where another member issued " + op.what() +
+                                 ": NCCL needs one order of collectives per communicator on every member");
+    }
     const auto pos =
         static_cast<uint32_t>(std::lower_bound(members->begin(), members->end(), rank) - members->begin());
     m_records.push_back(

@@ -204,9 +204,18 @@ void readCongestionControl(JsonSection& s, PacketModelSettings& p) {
                 }
             }
         }
-        p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
         if (!otherPreset) {
+            p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
             p.ccPreset = "config";
+            return;
+        }
+        // HAS_WIN alone: the warnings about config.txt keys left to their defaults concern the config preset.
+        Diagnostics parsed;
+        p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), parsed);
+        for (const Diagnostic& d : parsed.kept()) {
+            if (d.severity == Severity::Error) {
+                s.diag().error(d.text);
+            }
         }
     }
 }
