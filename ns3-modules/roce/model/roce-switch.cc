@@ -17,9 +17,9 @@ ns3::TypeId RoceSwitch::GetTypeId() {
             .AddConstructor<RoceSwitch>()
             .AddTraceSource(
                 "Pfc",
-                "The switch sent a PFC frame upstream: node (the switch's node id in the topology), port "
-                "(the "
-                "ingress port whose queue crossed its threshold), priority (0-7), pause (false: a resume).",
+                "The switch sent a PFC frame upstream: node (the switch's node id in the topology), "
+                "port (the ingress port whose queue crossed its threshold), priority (0-7), pause "
+                "(false: a resume).",
                 ns3::MakeTraceSourceAccessor(&RoceSwitch::m_pfcTrace), "mlnet::roce::RoceSwitch::PfcCallback")
             .AddTraceSource("Drop",
                             "The buffer had no room for a frame: node (the switch's node id in the "
