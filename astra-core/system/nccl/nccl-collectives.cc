@@ -97,6 +97,25 @@ Func funcOf(CollectiveType type, bool& supported) {
     }
 }
 
+// The numeric NCCL_* settings: name, range, and where each goes.
+struct NumericSetting {
+    const char* name;
+    long lo, hi;
+    void (*apply)(NcclEnv&, long);
+};
+const NumericSetting kNumericSettings[] = {
+    {"NCCL_MIN_NCHANNELS", 0, 32, [](NcclEnv& e, long n) { e.minChannels = static_cast<uint32_t>(n); }},
+    {"NCCL_MAX_NCHANNELS", 1, 32, [](NcclEnv& e, long n) { e.maxChannels = static_cast<uint32_t>(n); }},
+    {"NCCL_NCHANNELS_PER_NET_PEER", 1, 32,
+     [](NcclEnv& e, long n) { e.channelsPerNetPeer = static_cast<int>(n); }},
+    {"NCCL_IB_QPS_PER_CONNECTION", 1, 128,
+     [](NcclEnv& e, long n) { e.qpsPerConnection = static_cast<uint32_t>(n); }},
+    {"NCCL_IB_SPLIT_DATA_ON_QPS", 0, 1, [](NcclEnv& e, long n) { e.splitDataOnQps = n == 1; }},
+    {"NCCL_PXN_DISABLE", 0, 1, [](NcclEnv& e, long n) { e.pxn = n == 0; }},
+    {"NCCL_NVLS_ENABLE", 0, 2, [](NcclEnv& e, long n) { e.nvls = static_cast<int>(n); }},
+    {"NCCL_COLLNET_ENABLE", 0, 1, [](NcclEnv& e, long n) { e.collNet = n == 1; }},
+};
+
 }  // namespace
 
 // One collective of one communicator: the plan every member agreed on and every member's progress.
@@ -756,6 +775,17 @@ private:
     std::vector<Forward> m_forwards;  // PXN forwards, by callback argument
 };
 
+const std::vector<const char*>& ncclSettingNames() {
+    static const std::vector<const char*> names = [] {
+        std::vector<const char*> v = {"NCCL_ALGO", "NCCL_PROTO"};
+        for (const NumericSetting& k : kNumericSettings) {
+            v.push_back(k.name);
+        }
+        return v;
+    }();
+    return names;
+}
+
 bool ncclConfigFrom(const SystemConfig& system, NcclConfig& config, Diagnostics& diag) {
     const std::size_t before = diag.errorCount();
     std::copy(std::begin(system.ncclFor), std::end(system.ncclFor), std::begin(config.forType));
@@ -770,54 +800,39 @@ bool ncclConfigFrom(const SystemConfig& system, NcclConfig& config, Diagnostics&
     NcclEnv& env = config.env;
     for (const auto& [key, value] : system.ncclEnv) {
         const std::string where = system.path + ": key '" + key + "': '" + value + "'";
-        auto number = [&](long lo, long hi, long& out) {
-            char* end = nullptr;
-            out = std::strtol(value.c_str(), &end, 10);
-            if (value.empty() || *end != '\0' || out < lo || out > hi) {
-                diag.error(where + " is not a whole number in " + std::to_string(lo) + ".." +
-                           std::to_string(hi));
-                return false;
-            }
-            return true;
-        };
-        long n = 0;
         std::string bad;
         if (key == "NCCL_ALGO") {
             if (!env.setAlgos(value, bad)) {
                 diag.error(where + ": unknown algorithm '" + bad +
                            "'; expected Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree or PAT");
             }
-        } else if (key == "NCCL_PROTO") {
+            continue;
+        }
+        if (key == "NCCL_PROTO") {
             if (!env.setProtos(value, bad)) {
                 diag.error(where + ": unknown protocol '" + bad + "'; expected LL, LL128 or Simple");
             }
-        } else if (key == "NCCL_MIN_NCHANNELS" && number(0, 32, n)) {
-            env.minChannels = static_cast<uint32_t>(n);
-        } else if (key == "NCCL_MAX_NCHANNELS" && number(1, 32, n)) {
-            env.maxChannels = static_cast<uint32_t>(n);
-        } else if (key == "NCCL_NCHANNELS_PER_NET_PEER" && number(1, 32, n)) {
-            env.channelsPerNetPeer = static_cast<int>(n);
-        } else if (key == "NCCL_IB_QPS_PER_CONNECTION" && number(1, 128, n)) {
-            env.qpsPerConnection = static_cast<uint32_t>(n);
-        } else if (key == "NCCL_IB_SPLIT_DATA_ON_QPS" && number(0, 1, n)) {
-            env.splitDataOnQps = n == 1;
-        } else if (key == "NCCL_PXN_DISABLE" && number(0, 1, n)) {
-            env.pxn = n == 0;
-        } else if (key == "NCCL_NVLS_ENABLE" && number(0, 2, n)) {
-            env.nvls = static_cast<int>(n);
-        } else if (key == "NCCL_COLLNET_ENABLE" && number(0, 1, n)) {
-            env.collNet = n == 1;
-        } else if (key != "NCCL_ALGO" && key != "NCCL_PROTO" && key != "NCCL_MIN_NCHANNELS" &&
-                   key != "NCCL_MAX_NCHANNELS" && key != "NCCL_NCHANNELS_PER_NET_PEER" &&
-                   key != "NCCL_IB_QPS_PER_CONNECTION" && key != "NCCL_IB_SPLIT_DATA_ON_QPS" &&
-                   key != "NCCL_PXN_DISABLE" && key != "NCCL_NVLS_ENABLE" && key != "NCCL_COLLNET_ENABLE") {
-            diag.error(system.path + ": key '" + key +
-                       "' is not an NCCL setting the model reads (NCCL_ALGO, "
-                       "NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
-                       "NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION, "
-                       "NCCL_IB_SPLIT_DATA_ON_QPS, NCCL_PXN_DISABLE, NCCL_NVLS_ENABLE, "
-                       "NCCL_COLLNET_ENABLE)");
+            continue;
         }
+        const auto setting = std::find_if(std::begin(kNumericSettings), std::end(kNumericSettings),
+                                          [&](const NumericSetting& k) { return key == k.name; });
+        if (setting == std::end(kNumericSettings)) {
+            std::string names;
+            for (const char* name : ncclSettingNames()) {
+                names += (names.empty() ? "" : ", ") + std::string(name);
+            }
+            diag.error(system.path + ": key '" + key + "' is not an NCCL setting the model reads (" + names +
+                       ")");
+            continue;
+        }
+        char* end = nullptr;
+        const long n = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || n < setting->lo || n > setting->hi) {
+            diag.error(where + " is not a whole number in " + std::to_string(setting->lo) + ".." +
+                       std::to_string(setting->hi));
+            continue;
+        }
+        setting->apply(env, n);
     }
     if (env.minChannels > env.maxChannels) {
         diag.error(system.path + ": key 'NCCL_MIN_NCHANNELS' exceeds NCCL_MAX_NCHANNELS");

@@ -46,6 +46,8 @@ struct NcclConfig {
 // NCCL_MAX_NCHANNELS, NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_SPLIT_DATA_ON_QPS,
 // NCCL_PXN_DISABLE, NCCL_NVLS_ENABLE, NCCL_COLLNET_ENABLE); errors name the key.
 bool ncclConfigFrom(const SystemConfig& system, NcclConfig& config, Diagnostics& diag);
+// Every NCCL_* setting the model reads, in the order above (tools that take them from the environment).
+const std::vector<const char*>& ncclSettingNames();
 
 // The tag of an NCCL message: collective traffic (bit 63), NCCL's (bit 62), the communicator, the
 // collective's sequence on it, the channel, the kind of message and a pipeline slot. FIFO matching per

@@ -32,6 +32,7 @@
 #include "network/topology.h"
 #include "roce-fabric.h"
 #include "roce-network-api.h"
+#include "system/nccl/nccl-collectives.h"
 #include "system/simulation.h"
 #include "training-report.h"
 #include "util/cli-options.h"
@@ -405,15 +406,16 @@ int run(int argc, char** argv) {
             {"all-reduce-implementation", {"ring"}}, {"reduce-scatter-implementation", {"ring"}},
             {"all-gather-implementation", {"ring"}}, {"all-to-all-implementation", {"direct"}},
             {"collective-library", "nccl"},          {"nccl-gpu", o.gpu}};
-        for (const char* key :
-             {"NCCL_ALGO", "NCCL_PROTO", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS",
-              "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS",
-              "NCCL_PXN_DISABLE", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE"}) {
+        for (const char* key : nccl::ncclSettingNames()) {
             if (const char* v = std::getenv(key)) {
                 doc[key] = v;
             }
         }
         system = parseSystemConfig(doc.dump(), "the NCCL_* environment", diag);
+    }
+    if (!diag.hasErrors() && system.usesNccl()) {
+        nccl::NcclConfig checked;  // NCCL's settings refused before the table starts, not at its first row
+        nccl::ncclConfigFrom(system, checked, diag);
     }
     std::optional<NetworkDescription> network = loadNetworkDescription(o.network, diag);
     if (diag.hasErrors()) {
