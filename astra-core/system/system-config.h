@@ -50,6 +50,10 @@ struct SystemConfig {
     // Custom (MSCCL-style) implementations: Chakra trace prefixes, one per collective kind, empty if unused.
     std::string allReduceCustom, reduceScatterCustom, allGatherCustom, allToAllCustom;
     std::string path;  // where it was read from, for messages
+    // ASTRA-sim's sub-communicator rings take a fixed 10 ns per step instead of endpoint-delay; SimAI pays
+    // its per-flow send latency on every communicator. Not a JSON key: set for the built-in SimAI system
+    // only.
+    bool endpointDelayOnSubCommunicators = false;
 };
 
 SystemConfig loadSystemConfig(const std::string& path, Diagnostics& diag);
