@@ -17,8 +17,9 @@
 namespace mlnet::test {
 
 inline const double kGbps50 = gigabytesPerSecondToBytesPerNs(50);
-inline const std::string kShared = MLNET_SHARED_DIR;
-inline const std::string kK4Topo = kShared + "/workloads/hpcc-bench/k4_topo.txt";
+// hpcc-bench's k=4 fat-tree, the golden cases' topology: what `mlnet-topology --builder=fat-tree --k=4
+// --write-hpcc=FILE --hpcc-link-order=tiers` writes (test-topology checks that it still does).
+inline const std::string kK4Topo = std::string(MLNET_SOURCE_DIR) + "/tests/golden/k4.txt";
 
 inline Topology oneDim(DimensionKind kind, uint32_t npus, double gbps = 50, double latencyNs = 500) {
     return Topology::multiDimensional({{kind, npus, gigabytesPerSecondToBytesPerNs(gbps), latencyNs}});

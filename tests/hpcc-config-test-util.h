@@ -1,5 +1,5 @@
-// Shared by the HPCC file-format tests (test-hpcc-config.cc, test-hpcc-files.cc): where the reference bench
-// files are, and a fixture whose files live in a temporary directory of their own.
+// Shared by the HPCC file-format tests (test-hpcc-config.cc, test-hpcc-files.cc): the bench files (made by
+// our tools, hpcc-bench-inputs.h), and a fixture whose files live in a temporary directory of their own.
 #ifndef MLNET_TESTS_HPCC_CONFIG_TEST_UTIL_H
 #define MLNET_TESTS_HPCC_CONFIG_TEST_UTIL_H
 
@@ -8,18 +8,11 @@
 #include <filesystem>
 #include <string>
 
+#include "hpcc-bench-inputs.h"
 #include "hpcc-config.h"
 #include "trace-test-util.h"
 
 namespace mlnet::roce {
-
-inline const std::string kShared = MLNET_SHARED_DIR;
-inline const std::string kBench = kShared + "/workloads/hpcc-bench/";
-
-#define SKIP_WITHOUT_SHARED()                                      \
-    if (!std::filesystem::exists(kBench)) {                        \
-        GTEST_SKIP() << "reference files not found at " << kBench; \
-    }
 
 // Files written by one test live in its own temporary directory.
 class Files : public ::testing::Test {

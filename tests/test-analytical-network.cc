@@ -112,9 +112,6 @@ TEST(CongestionUnaware, MultiDimensionalChargesOnlyTheLowestDifferingDimension) 
 }
 
 TEST(CongestionUnaware, GraphUsesRouteLatencyAndBottleneck) {
-    if (!fs::exists(kShared)) {
-        GTEST_SKIP() << "reference files not found at " << kShared;
-    }
     const Topology t = loadK4();
     EventQueue queue;
     CongestionUnawareNetwork net(t, queue);
@@ -125,9 +122,6 @@ TEST(CongestionUnaware, GraphUsesRouteLatencyAndBottleneck) {
 // ---------------------------------------------------------------- congestion-aware
 
 TEST(CongestionAware, SingleMessageMatchesUnawareExactly) {
-    if (!fs::exists(kShared)) {
-        GTEST_SKIP() << "reference files not found at " << kShared;
-    }
     struct Case {
         Topology topology;
         Rank src, dst;
@@ -284,9 +278,6 @@ TEST(CongestionAware, AllToAllOnTwoDimensions) {
 }
 
 TEST(CongestionAware, AllToAllOnFatTree) {
-    if (!fs::exists(kShared)) {
-        GTEST_SKIP() << "reference files not found at " << kShared;
-    }
     checkAllToAll(Topology::fatTree(4, 50, 500), 2);
     checkAllToAll(loadK4(), 3);
 }

@@ -168,14 +168,10 @@ TEST(AtomicFileSet, AKilledTracegenLeavesNoTraceSet) {
 
 TEST(AtomicFile, MlnetFlowsChecksItsOutputsBeforeRunning) {
     const std::string dir = makeTempDir("atomic-flows");
-    const std::string shared = MLNET_SHARED_DIR;
-    const std::string bench = shared + "/workloads/hpcc-bench";
-    if (!fs::exists(bench + "/config-dcqcn.txt")) {
-        GTEST_SKIP() << "hpcc-bench not found";
-    }
-    const std::string base = std::string(MLNET_BIN_DIR) + "/mlnet-flows " + bench +
-                             "/config-dcqcn.txt --topology=" + bench + "/k4_topo.txt --flows=" + bench +
-                             "/k4_incast_10MB.txt --pfc-output=" + dir + "/pfc.txt";
+    const std::string golden = std::string(MLNET_SOURCE_DIR) + "/tests/golden/";
+    const std::string base = std::string(MLNET_BIN_DIR) + "/mlnet-flows " + golden +
+                             "config-dcqcn.txt --topology=" + golden + "k4.txt --flows=" + golden +
+                             "a2a-slice.txt --pfc-output=" + dir + "/pfc.txt";
     for (const auto& [args, message] :
          {std::pair<std::string, std::string>{" --fct=" + dir + "/none/fct.txt", "does not exist"},
           {" --fct=" + dir + "/fct.txt --pcap=" + dir, "pcap is a directory"}}) {

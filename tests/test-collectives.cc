@@ -1,20 +1,19 @@
 // Collective timing against closed forms (the per-algorithm event chains of ASTRA-sim:
 // per step hops x latency + message / bandwidth, endpoint delays, reduction passes), and the two documented
-// public ASTRA-sim results.
+// public ASTRA-sim results, on traces and configurations written here as ASTRA-sim's examples have them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "network/topology-description.h"
+#include "reference-shaped-traces.h"
 #include "sim-test-util.h"
 #include "trace-test-util.h"
 #include "workload/microbenchmarks.h"
 
 namespace mlnet::test {
 namespace {
-
-const std::string kExamples = std::string(MLNET_SHARED_DIR) + "/chakra-examples";
 
 TimeNs finishOf(const SimulationOutcome& o, Rank r) {
     EXPECT_TRUE(o.completed) << o.stallReport;
@@ -234,14 +233,15 @@ TEST(RootedCollectives, BroadcastChainAndGather) {
     EXPECT_TRUE(barrier.completed);
 }
 
+// The MSCCL converter's ring all-reduce as ASTRA-sim's custom_collectives example has it (8 ranks, 1 MiB).
+std::string writeMscclRing() {
+    const std::string custom = makeTempDir("msccl") + "/custom_allreduce";
+    mscclRingAllReduce(8, 1 << 20).write(custom);
+    return custom;
+}
+
 TEST(CustomCollective, MscclRingAllReduceFromChakraGraphs) {
-    const std::string custom =
-        kExamples +
-        "/astra-sim_master/examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB/"
-        "custom_allreduce";
-    if (!std::filesystem::exists(custom + ".0.et")) {
-        GTEST_SKIP() << "reference traces not found";
-    }
+    const std::string custom = writeMscclRing();
     Topology ring = Topology::multiDimensional({dim(DimensionKind::Ring, 8)});
     SystemConfig system = ringSystem(1);
     system.allReduceCustom = custom;
@@ -255,13 +255,7 @@ TEST(CustomCollective, MscclRingAllReduceFromChakraGraphs) {
 TEST(CustomCollective, OnlyTheCustomAllReduceKeyIsEnough) {
     // ASTRA-sim's own custom-collective example sets all-reduce-implementation-custom and no
     // all-reduce-implementation.
-    const std::string custom =
-        kExamples +
-        "/astra-sim_master/examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB/"
-        "custom_allreduce";
-    if (!std::filesystem::exists(custom + ".0.et")) {
-        GTEST_SKIP() << "reference traces not found";
-    }
+    const std::string custom = writeMscclRing();
     Topology ring = Topology::multiDimensional({dim(DimensionKind::Ring, 8)});
     SystemConfig system = ringSystem(1);
     system.allReduce.clear();
@@ -327,15 +321,28 @@ TEST(PhysicalRanges, TimesSaturateAndTheRunSaysSo) {
     }
 }
 
-// The documented public results of ASTRA-sim (its regression template and the 8-NPU FullyConnected example).
+// The documented public results of ASTRA-sim (its regression template and the 8-NPU FullyConnected example),
+// with their configurations written as ASTRA-sim's files give them: the system (its keys and values) and the
+// analytical network (one dimension of 8 NPUs at 50 GB/s and 500 ns).
+std::string writeAstraConfigs(const std::string& topology, uint32_t localMemGBps) {
+    const std::string dir = makeTempDir("astra-configs") + "/";
+    writeFileBytes(dir + "system.json", R"({
+    "scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+    "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],
+    "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["ring"],
+    "collective-optimization": "localBWAware", "local-mem-bw": )" +
+                                            std::to_string(localMemGBps) + R"(, "boost-mode": 0})");
+    writeFileBytes(dir + "network.yml", "topology: [ " + topology +
+                                            " ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]  # GB/s\n"
+                                            "latency: [ 500.0 ]  # ns\n");
+    return dir;
+}
+
 TEST(ReferenceResults, RegressionTemplateRing8Is117780) {
-    const std::string cfg = kExamples + "/reference_configs/rt_template/";
-    if (!std::filesystem::exists(cfg)) {
-        GTEST_SKIP() << "reference configs not found";
-    }
+    const std::string cfg = writeAstraConfigs("Ring", 50);  // astra-sim tests/rt_template/inputs
     Diagnostics diag;
-    SystemConfig system = loadSystemConfig(cfg + "system_cfg.json", diag);
-    Topology topology = Topology::fromSpec(loadTopologyDescription(cfg + "network_cfg.yml", diag));
+    SystemConfig system = loadSystemConfig(cfg + "system.json", diag);
+    Topology topology = Topology::fromSpec(loadTopologyDescription(cfg + "network.yml", diag));
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     TraceSet traces = loadBuilt(microbench::collective(CollectiveType::AllReduce, 8, 1048576));
     for (NetworkModel model : {NetworkModel::CongestionUnaware, NetworkModel::CongestionAware}) {
@@ -349,16 +356,14 @@ TEST(ReferenceResults, RegressionTemplateRing8Is117780) {
 }
 
 TEST(ReferenceResults, FullyConnected8Is64440) {
-    const std::string cfg = kExamples + "/reference_configs/network_analytical_c94c746/";
-    if (!std::filesystem::exists(cfg)) {
-        GTEST_SKIP() << "reference configs not found";
-    }
+    // ASTRA-sim c94c746 examples/network_analytical: its configurations and Chakra's generator's
+    // AllReduce_1MB.
+    const std::string cfg = writeAstraConfigs("FullyConnected", 1600);
     Diagnostics diag;
     SystemConfig system = loadSystemConfig(cfg + "system.json", diag);
     Topology topology = Topology::fromSpec(loadTopologyDescription(cfg + "network.yml", diag));
-    TraceSet traces = loadTraceSet(
-        kExamples + "/astra-sim_historical_c94c746/examples/network_analytical/workload/AllReduce_1MB", {},
-        diag);
+    chakraGeneratorAllReduce(8).write(cfg + "AllReduce_1MB");
+    TraceSet traces = loadTraceSet(cfg + "AllReduce_1MB", {}, diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     SimulationOutcome o = run(traces, system, topology);
     for (Rank r = 0; r < 8; ++r) {
@@ -370,37 +375,33 @@ TEST(ReferenceResults, FullyConnected8Is64440) {
 }
 
 TEST(ReferenceResults, EveryExampleTraceRuns) {
-    const std::string micro = kExamples + "/astra-sim_master/examples/workload/microbenchmarks/";
-    if (!std::filesystem::exists(micro)) {
-        GTEST_SKIP() << "reference traces not found";
-    }
     int runs = 0;
-    for (const char* name : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}) {
+    for (CollectiveType type : {CollectiveType::AllReduce, CollectiveType::AllGather,
+                                CollectiveType::ReduceScatter, CollectiveType::AllToAll}) {
         for (uint32_t n : {4u, 8u, 16u}) {
-            Diagnostics diag;
-            TraceSet traces =
-                loadTraceSet(micro + name + "/" + std::to_string(n) + "npus_1MB/" + name, {}, diag);
-            ASSERT_FALSE(diag.hasErrors());
+            const TraceSet traces = loadBuilt(astraMicrobenchmark(type, n));
             Topology ring = Topology::multiDimensional({dim(DimensionKind::Ring, n)});
             SimulationOutcome o = run(traces, ringSystem(1, 4), ring);
-            EXPECT_TRUE(o.completed) << name << n;
+            EXPECT_TRUE(o.completed) << toString(type) << n;
             ++runs;
         }
     }
-    // The PyTorch-derived sample is rank 0 of a data-parallel job: replay it on two ranks.
+    // A PyTorch-derived trace is rank 0 of a data-parallel job: replay it on two ranks.
     const std::string dir = makeTempDir("pytorch");
-    const std::string bytes = readFileBytes(kExamples + "/mlcommons-chakra_tests_data/chakra.0.et");
-    writeFileBytes(dir + "/chakra.0.et", bytes);
-    writeFileBytes(dir + "/chakra.1.et", bytes);
+    PyTorchShape shape;
+    const RankTraceBuilder rank0 = pyTorchShapedRank(0, shape);
+    rank0.write(dir + "/chakra.0.et");
+    rank0.write(dir + "/chakra.1.et");
     Diagnostics diag;
     TraceSet pytorch = loadTraceSet(dir + "/chakra", {}, diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     SimulationOutcome o =
         run(pytorch, ringSystem(1, 4), Topology::multiDimensional({dim(DimensionKind::Ring, 2)}));
     EXPECT_TRUE(o.completed) << o.stallReport;
-    EXPECT_EQ(o.ranks[0].nodesDone, 3664u);
-    EXPECT_EQ(o.ranks[1].finishNs, o.ranks[0].finishNs);
-    EXPECT_EQ(o.collectives.size(), 2u * 7u);
+    EXPECT_EQ(o.ranks[0].nodesDone, shape.nodes());
+    // The same work on both ranks; rank 0 roots the broadcasts, so it may lead by an endpoint delay (10 ns).
+    EXPECT_NEAR(static_cast<double>(o.ranks[1].finishNs), static_cast<double>(o.ranks[0].finishNs), 1000);
+    EXPECT_EQ(o.collectives.size(), 2u * (shape.gpuAllReduces + shape.gpuBroadcasts));
     ++runs;
     EXPECT_EQ(runs, 13);
 }

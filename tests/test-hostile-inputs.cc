@@ -182,10 +182,24 @@ TEST_F(HostileInputs, SwitchBuffersQueuesAndThresholdsMustMakeSense) {
                   {"key 'outputs.queue-interval'", "is 0"});
 }
 
+// The descriptions the repository ships (scenarios/) stay valid as the rules tighten.
+TEST_F(HostileInputs, ShippedDescriptionsAreAccepted) {
+    for (const char* path :
+         {"scenarios/roce-cc-training/clos-128.json", "scenarios/packet/fat-tree-k4.json"}) {
+        const ToolRun r = ns3(std::string(MLNET_SOURCE_DIR) + "/" + path);
+        EXPECT_EQ(r.status, 0) << path << ": " << r.err;
+    }
+}
+
 TEST_F(HostileInputs, SectionsAreHonouredOrRefusedNeverIgnored) {
-    expectRefused(ns3(description("params.json", R"("congestion-control": {"algorithm": "dcqcn",
+    expectRefused(
+        ns3(description("params.json", R"("congestion-control": {"algorithm": "dcqcn",
                                                      "preset": "paper", "parameters": {"RATE_AI": "20Mb/s"}})")),
-                  {"key 'congestion-control.parameters'", "apply only with the \"config\" preset"});
+        {"key 'congestion-control.parameters'", "'RATE_AI' applies only with the \"config\" preset"});
+    // HAS_WIN is read under every preset (whether PFC-only flows keep a window): accepted.
+    const ToolRun hasWin = ns3(description("haswin.json", R"("congestion-control": {"algorithm": "none",
+                                                     "preset": "paper", "parameters": {"HAS_WIN": 0}})"));
+    EXPECT_EQ(hasWin.status, 0) << hasWin.err;
     expectRefused(ns3(description("tier.json", R"("switch": {"tiers": {"spine": {"buffer": "64MB"}}})")),
                   {"key 'switch.tiers'", "no tier 'spine'", "'edge', 'aggregation', 'core'"});
     // Errors name the file and key, not the command line's flags.

@@ -21,10 +21,9 @@ using ::testing::Not;
 using BenchConfigs = Files;
 
 TEST_F(BenchConfigs, EveryConfigLoadsWithOnlyTheTraceKeysIgnored) {
-    SKIP_WITHOUT_SHARED();
     for (const char* cc : {"dcqcn", "hp", "dctcp", "timely"}) {
         Diagnostics diag;
-        const HpccConfig c = loadHpccConfig(kBench + "config-" + cc + ".txt", diag);
+        const HpccConfig c = loadHpccConfig(test::hpccBenchDir() + "config-" + cc + ".txt", diag);
         EXPECT_FALSE(diag.hasErrors()) << cc << ": " << diag.format(Severity::Error);
         // TRACE_FILE and TRACE_OUTPUT_FILE are ignored on purpose; ENABLE_TRACE 0 and
         // USE_DYNAMIC_PFC_THRESHOLD 1 ask for what we do anyway, so they are silent.
@@ -39,9 +38,8 @@ TEST_F(BenchConfigs, EveryConfigLoadsWithOnlyTheTraceKeysIgnored) {
 }
 
 TEST_F(BenchConfigs, DcqcnValuesAreExact) {
-    SKIP_WITHOUT_SHARED();
     Diagnostics diag;
-    const HpccConfig c = loadHpccConfig(kBench + "config-dcqcn.txt", diag);
+    const HpccConfig c = loadHpccConfig(test::hpccBenchDir() + "config-dcqcn.txt", diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(c.ccMode, kCcModeDcqcn);
     EXPECT_EQ(c.ccValue("RATE_AI"), 20'000'000u);      // 20Mb/s
@@ -96,11 +94,10 @@ TEST_F(BenchConfigs, DcqcnValuesAreExact) {
 }
 
 TEST_F(BenchConfigs, OtherControlsDifferWhereTheFilesDo) {
-    SKIP_WITHOUT_SHARED();
     Diagnostics diag;
-    const HpccConfig hp = loadHpccConfig(kBench + "config-hp.txt", diag);
-    const HpccConfig dctcp = loadHpccConfig(kBench + "config-dctcp.txt", diag);
-    const HpccConfig timely = loadHpccConfig(kBench + "config-timely.txt", diag);
+    const HpccConfig hp = loadHpccConfig(test::hpccBenchDir() + "config-hp.txt", diag);
+    const HpccConfig dctcp = loadHpccConfig(test::hpccBenchDir() + "config-dctcp.txt", diag);
+    const HpccConfig timely = loadHpccConfig(test::hpccBenchDir() + "config-timely.txt", diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(hp.ccMode, kCcModeHpcc);
     EXPECT_EQ(hp.ccValue("RATE_AI"), 40'000'000u);
@@ -337,10 +334,9 @@ TEST_F(JsonConfig, SameKeysAsTextWithJsonValues) {
 }
 
 TEST_F(JsonConfig, BenchConfigConvertedLineByLineGivesTheSameValues) {
-    SKIP_WITHOUT_SHARED();
     Diagnostics diag;
-    const HpccConfig text = loadHpccConfig(kBench + "config-hp.txt", diag);
-    std::istringstream lines(readFileBytes(kBench + "config-hp.txt"));
+    const HpccConfig text = loadHpccConfig(test::hpccBenchDir() + "config-hp.txt", diag);
+    std::istringstream lines(readFileBytes(test::hpccBenchDir() + "config-hp.txt"));
     std::string out = "{", line;
     while (std::getline(lines, line)) {
         const std::size_t space = line.find(' ');

@@ -95,10 +95,9 @@ TEST(ValueSyntax, TimesAndExactDecimals) {
 using TopologyFile = Files;
 
 TEST_F(TopologyFile, ConfigAgainstTopology) {
-    SKIP_WITHOUT_SHARED();
     Diagnostics diag;
-    const TopologySpec k4 = *loadHpccTopologyFile(kBench + "k4_topo.txt", diag);
-    const HpccConfig bench = loadHpccConfig(kBench + "config-dcqcn.txt", diag);
+    const TopologySpec k4 = *loadHpccTopologyFile(test::hpccBenchDir() + "k4_topo.txt", diag);
+    const HpccConfig bench = loadHpccConfig(test::hpccBenchDir() + "config-dcqcn.txt", diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     checkConfigAgainstTopology(bench, k4, diag);
     EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
@@ -114,7 +113,7 @@ TEST_F(TopologyFile, ConfigAgainstTopology) {
     EXPECT_THAT(errors,
                 AllOf(HasSubstr("cfg.txt: line 1: key 'KMAX_MAP': no entry for the switch link rate "
                                 "100000000000 b/s (" +
-                                kBench + "k4_topo.txt: line 3)"),
+                                test::hpccBenchDir() + "k4_topo.txt: line 3)"),
                       HasSubstr("line 2: key 'KMIN_MAP': no entry"), HasSubstr("line 3: key 'PMAX_MAP'"),
                       HasSubstr("Kmin 7000000 B exceeds Kmax 6400000 B"),
                       HasSubstr("line 4: key 'LINK_DOWN': nodes 0 and 1 are not linked")));
@@ -127,14 +126,14 @@ TEST_F(TopologyFile, ConfigAgainstTopology) {
 using FlowFile = Files;
 
 TEST_F(FlowFile, BenchFlowsLoadWithExactCounts) {
-    SKIP_WITHOUT_SHARED();
     Diagnostics diag;
-    const TopologySpec k4 = *loadHpccTopologyFile(kBench + "k4_topo.txt", diag);
-    const TopologySpec k8 = *loadHpccTopologyFile(kBench + "k8_topo.txt", diag);
+    const TopologySpec k4 = *loadHpccTopologyFile(test::hpccBenchDir() + "k4_topo.txt", diag);
+    const TopologySpec k8 = *loadHpccTopologyFile(test::hpccBenchDir() + "k8_topo.txt", diag);
     ASSERT_FALSE(diag.hasErrors());
-    const std::vector<FlowSpec> a2a = loadFlowFile(kBench + "k4_a2a_4MB.txt", k4, diag);
-    const std::vector<FlowSpec> incast = loadFlowFile(kBench + "k8_incast_1MB.txt", k8, diag);
-    const std::vector<FlowSpec> incast10 = loadFlowFile(kBench + "k4_incast_10MB.txt", k4, diag);
+    const std::vector<FlowSpec> a2a = loadFlowFile(test::hpccBenchDir() + "k4_a2a_4MB.txt", k4, diag);
+    const std::vector<FlowSpec> incast = loadFlowFile(test::hpccBenchDir() + "k8_incast_1MB.txt", k8, diag);
+    const std::vector<FlowSpec> incast10 =
+        loadFlowFile(test::hpccBenchDir() + "k4_incast_10MB.txt", k4, diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     EXPECT_EQ(diag.warningCount(), 0u) << warnings(diag);
     ASSERT_EQ(a2a.size(), 240u);  // 16 x 15
@@ -158,19 +157,18 @@ TEST_F(FlowFile, BenchFlowsLoadWithExactCounts) {
         EXPECT_EQ(incast[i].sizeBytes, 1'000'000u);
     }
     EXPECT_EQ(incast10.size(), 15u);
-    EXPECT_EQ(loadFlowFile(kBench + "k8_a2a_64KB.txt", k8, diag).size(), 16'256u);  // 128 x 127
+    EXPECT_EQ(loadFlowFile(test::hpccBenchDir() + "k8_a2a_64KB.txt", k8, diag).size(), 16'256u);  // 128 x 127
     EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
 }
 
 // Every prefix of a valid file is a plausible truncated input: each must load or fail with messages, never
 // crash or hang.
 TEST_F(FlowFile, EveryTruncationOfTheBenchFilesIsHandled) {
-    SKIP_WITHOUT_SHARED();
-    const std::string config = readFileBytes(kBench + "config-dcqcn.txt");
-    const std::string topology = readFileBytes(kBench + "k4_topo.txt");
-    const std::string flows = readFileBytes(kBench + "k4_incast_10MB.txt");
+    const std::string config = readFileBytes(test::hpccBenchDir() + "config-dcqcn.txt");
+    const std::string topology = readFileBytes(test::hpccBenchDir() + "k4_topo.txt");
+    const std::string flows = readFileBytes(test::hpccBenchDir() + "k4_incast_10MB.txt");
     Diagnostics k4Diag;
-    const TopologySpec k4 = *loadHpccTopologyFile(kBench + "k4_topo.txt", k4Diag);
+    const TopologySpec k4 = *loadHpccTopologyFile(test::hpccBenchDir() + "k4_topo.txt", k4Diag);
     for (std::size_t n = 0; n < config.size(); ++n) {
         Diagnostics diag;
         loadHpccConfig(write("cfg.txt", config.substr(0, n)), diag);

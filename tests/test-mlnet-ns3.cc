@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "raw-trace.h"
+#include "reference-shaped-traces.h"
 #include "trace-test-util.h"
 #include "workload/trace-writer.h"
 
@@ -24,10 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const std::string kShared = MLNET_SHARED_DIR;
-const std::string kExamples = kShared + "/chakra-examples";
-// ASTRA-sim's master_examples/Ring_4chunks.json, written by each test, so that the tests whose traces and
-// networks are their own do not need the reference examples.
+// ASTRA-sim's examples/system/native_collectives/Ring_4chunks.json, written by each test.
 const char* const kRing4Chunks = R"({"scheduling-policy": "LIFO", "endpoint-delay": 10,
     "active-chunks-per-dimension": 1, "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"],
     "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
@@ -75,23 +73,13 @@ protected:
     std::string m_system = write("ring-4chunks.json", kRing4Chunks);
 };
 
-#define SKIP_WITHOUT_EXAMPLES()                                        \
-    if (!fs::exists(kExamples)) {                                      \
-        GTEST_SKIP() << "reference traces not found at " << kExamples; \
-    }
-
-TEST_F(MlnetNs3, EveryReferenceTraceRunsOnAFatTreeUnderEveryCongestionControl) {
-    SKIP_WITHOUT_EXAMPLES();
+// Traces shaped like every public one (reference-shaped-traces.h: ASTRA-sim's microbenchmarks and examples,
+// the MSCCL converter's custom ring, a PyTorch-derived trace) run to the end under every congestion control.
+TEST_F(MlnetNs3, EveryReferenceShapedTraceRunsOnAFatTreeUnderEveryCongestionControl) {
     const std::string network = write(
         "ft.json", R"({"topology": {"builder": "fat-tree", "k": 4, "rate": "100Gbps", "delay": "1us"}})");
-    std::vector<std::string> prefixes;
-    for (const auto& entry : fs::recursive_directory_iterator(kExamples)) {
-        const std::string p = entry.path().string();
-        if (p.size() > 5 && p.compare(p.size() - 5, 5, ".0.et") == 0) {
-            prefixes.push_back(p.substr(0, p.size() - 5));
-        }
-    }
-    ASSERT_GE(prefixes.size(), 14u);
+    const std::vector<std::string> prefixes = test::writeReferenceShapedTraces(m_dir + "/shapes");
+    ASSERT_EQ(prefixes.size(), 15u);
     for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
         for (const std::string& prefix : prefixes) {
             SCOPED_TRACE(std::string(cc) + " " + prefix);
@@ -215,7 +203,6 @@ TEST_F(MlnetNs3, ThemisOrderOnUnequalDimensionsMatchesTheAnalyticalModel) {
 }
 
 TEST_F(MlnetNs3, AstraNs3InputsGiveTheSameResultAsTheJsonDescription) {
-    SKIP_WITHOUT_EXAMPLES();
     std::string topo = "9 1 8\n8\n";
     for (int h = 0; h < 8; ++h) {
         topo += "8 " + std::to_string(h) + " 400Gbps 0.0005ms 0\n";
@@ -250,9 +237,8 @@ TEST_F(MlnetNs3, AstraNs3InputsGiveTheSameResultAsTheJsonDescription) {
           "FAST_RECOVERY_TIMES": 1, "RATE_AI": "50Mb/s", "RATE_HAI": "100Mb/s", "MIN_RATE": "100Mb/s",
           "HAS_WIN": 1, "GLOBAL_T": 0, "VAR_WIN": 1}}})");
     const std::string logical = write("logical.json", R"({"logical-dims": ["8"]})");
-    const std::string workload = kExamples +
-                                 "/astra-sim_master/examples/workload/microbenchmarks/all_to_all/8npus_1MB/"
-                                 "all_to_all";
+    const std::string workload = m_dir + "/all_to_all";
+    test::astraMicrobenchmark(CollectiveType::AllToAll, 8).write(workload);
     const std::string astra =
         "--logical-topology-configuration=" + logical + " --comm-group-configuration=empty";
     const ToolRun txt = ns3(workload, configTxt, astra);
@@ -377,10 +363,9 @@ TEST_F(MlnetNs3, AFiveGibibyteMessageArrivesWhole) {
 }
 
 TEST_F(MlnetNs3, BackgroundTrafficSharesTheFabricInItsOwnClass) {
-    const std::string cdf = kShared + "/workloads/flow-size-cdf/WebSearch_distribution.txt";
-    if (!fs::exists(cdf)) {
-        GTEST_SKIP() << cdf << " not found";
-    }
+    // A web-search-like mix of our own: most flows short, most bytes in the few long ones.
+    const std::string cdf =
+        write("flow-size-cdf.txt", "1000 0\n10000 40\n100000 70\n1000000 90\n10000000 100\n");
     const std::string prefix = m_dir + "/ar";
     ASSERT_EQ(
         std::system((std::string(MLNET_BIN_DIR) + "/mlnet-tracegen --pattern all-reduce --npus 16 --size " +
@@ -501,13 +486,113 @@ TEST_F(MlnetNs3, ModelRulesFromTheDescriptionAndTheCommandLine) {
 }
 
 TEST_F(MlnetNs3, MoreRanksThanHostsIsAnError) {
-    SKIP_WITHOUT_EXAMPLES();
-    const ToolRun r = ns3(
-        kExamples + "/astra-sim_master/examples/workload/microbenchmarks/all_reduce/16npus_1MB/all_reduce",
-        write("small.json", R"({"topology": {"builder": "fat-tree", "k": 2}})"));
+    test::astraMicrobenchmark(CollectiveType::AllReduce, 16).write(m_dir + "/all_reduce");
+    const ToolRun r =
+        ns3(m_dir + "/all_reduce", write("small.json", R"({"topology": {"builder": "fat-tree", "k": 2}})"));
     EXPECT_EQ(r.status, 2);
     EXPECT_THAT(r.err, HasSubstr("the network has 2 hosts but the trace"));
     EXPECT_THAT(r.err, HasSubstr("has 16 ranks"));
+}
+
+// nccl-tests' table: 13 columns per row, algbw = size / time, busbw by nccl-tests' factor, the average line
+// over both groups; the same sizes on the analytical and the packet backend agree on an idle fabric.
+TEST_F(MlnetNs3, NcclTestsPrintsNcclTestsTable) {
+    const std::string net = write("dgx.json", R"({"topology": {"builder": "rail-optimised", "servers": 1,
+        "nics-per-server": 8, "spines": 1, "rate": "200Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "2400Gbps", "delay": "250ns"}}})");
+    std::map<uint64_t, double> timeByBackend[2];
+    for (int b = 0; b < 2; ++b) {
+        const ToolRun r = run("mlnet-nccl-tests",
+                              "--op all_reduce -b 1M -e 16M -f 4 -n 2 -w 1 --nccl-gpu a100 "
+                              "--network-configuration=" +
+                                  net + (b ? " --backend packet" : ""));
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::istringstream in(r.out);
+        double busSum = 0, avg = -1;
+        int rows = 0;
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("# Avg bus bandwidth    : ", 0) == 0) {
+                avg = std::stod(line.substr(25));
+            }
+            if (line.empty() || line[0] == '#') {
+                continue;
+            }
+            std::istringstream cols(line);
+            std::vector<std::string> c;
+            for (std::string w; cols >> w;) {
+                c.push_back(w);
+            }
+            ASSERT_EQ(c.size(), 13u) << line;
+            EXPECT_EQ(c[2], "float");
+            EXPECT_EQ(c[3], "sum");
+            EXPECT_EQ(c[4], "-1");
+            const uint64_t size = std::stoull(c[0]);
+            EXPECT_EQ(std::stoull(c[1]), size / 4);
+            const double us = std::stod(c[5]), algbw = std::stod(c[6]), busbw = std::stod(c[7]);
+            EXPECT_NEAR(algbw, size / us / 1e3, 0.01 + 0.002 * algbw) << line;
+            EXPECT_NEAR(busbw, algbw * 2 * 7 / 8, 0.01 + 0.002 * busbw) << line;
+            EXPECT_EQ(c[8], "N/A");
+            EXPECT_EQ(c[5], c[9]);  // in-place and out-of-place are one operation in the model
+            timeByBackend[b][size] = us;
+            busSum += 2 * busbw;
+            rows += 2;
+        }
+        ASSERT_EQ(rows, 6) << r.out;  // 1, 4 and 16 MiB
+        EXPECT_NEAR(avg, busSum / rows, 0.01) << r.out;
+    }
+    for (const auto& [size, us] : timeByBackend[0]) {
+        EXPECT_NEAR(timeByBackend[1][size], us, 0.05 * us) << size << " B: packet level against analytical";
+    }
+    EXPECT_EQ(run("mlnet-nccl-tests", "--op all_scatter --network-configuration=" + net).status, 1);
+    EXPECT_EQ(run("mlnet-nccl-tests", "--op all_reduce -b 1X --network-configuration=" + net).status, 1);
+}
+
+// Every NCCL algorithm the model runs finishes at packet level under every congestion control with PFC on and
+// no drops, and agrees with the congestion-aware analytical model of the same description (two servers of 8
+// GPUs, rails and two spines).
+TEST_F(MlnetNs3, NcclAlgorithmsRunAtPacketLevelUnderEveryCc) {
+    const std::string net = write("two-servers.json", R"({"topology": {"builder": "rail-optimised",
+        "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"}}})");
+    const std::string bin = MLNET_BIN_DIR;
+    struct Case {
+        const char* pattern;
+        const char* algo;
+        uint64_t bytes;
+    };
+    for (const Case& c : {Case{"all-reduce", "Ring", 8 << 20}, Case{"all-reduce", "Tree", 8 << 20},
+                          Case{"all-to-all", "Ring", 4 << 20}}) {
+        const std::string prefix = m_dir + "/" + c.pattern + "-" + c.algo;
+        ASSERT_EQ(std::system((bin + "/mlnet-tracegen --pattern " + c.pattern + " --npus 16 --size " +
+                               std::to_string(c.bytes) + " --output " + prefix + " > /dev/null")
+                                  .c_str()),
+                  0);
+        const std::string system =
+            write("nccl.json", std::string(R"({"scheduling-policy": "FIFO", "endpoint-delay": 0,
+            "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+            "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+            "all-to-all-implementation": ["direct"], "collective-library": "nccl", "nccl-gpu": "h100",
+            "NCCL_PROTO": "Simple", "NCCL_ALGO": ")") +
+                                   c.algo + "\"}");
+        for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+            SCOPED_TRACE(std::string(c.pattern) + " " + c.algo + " " + cc);
+            const ToolRun r = ns3(prefix, net, std::string("--compare-analytical --cc=") + cc, system);
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(r.summary["network"]["drops"], 0);
+            const double packetNs = r.summary["iteration_time_ns"].get<double>();
+            const double analyticalNs = r.summary["analytical"]["iteration_time_ns"].get<double>();
+            // Rings and trees stay on their rails: uncongested, 5 %. An all-to-all contends for every NIC and
+            // the spines by nature (queues and CC reactions the fluid model has not): 10 %.
+            const bool allToAll = std::string(c.pattern) == "all-to-all";
+            EXPECT_NEAR(packetNs, analyticalNs, (allToAll ? 0.10 : 0.05) * analyticalNs);
+            if (std::string(c.pattern) == "all-reduce") {
+                EXPECT_EQ(r.summary["collectives"][0]["nccl"].get<std::string>().rfind(
+                              std::string(c.algo) + "/Simple", 0),
+                          0u)
+                    << r.summary["collectives"][0];
+            }
+        }
+    }
 }
 
 }  // namespace

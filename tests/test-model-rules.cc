@@ -17,6 +17,7 @@
 #include "flow-file.h"
 #include "frame-charges.h"
 #include "fresh-stream-draws.h"
+#include "hpcc-bench-inputs.h"
 #include "model-rules.h"
 #include "network/hpcc-topology.h"
 #include "network/routing.h"
@@ -233,10 +234,7 @@ TEST(ModelRules, RetransmitOnNaksOnlyTurnsTheTimeoutOff) {
 // core switches, 1000-byte versions of the k=4 all-to-all's flows, source port 10000, destination port 100).
 // Its next hops come in descending node id; in ascending order every cross-pod flow took another core.
 TEST(ReferenceEcmp, CrossPodFlowsTakeTheReferencesCoreSwitch) {
-    const std::string topology = std::string(MLNET_SHARED_DIR) + "/workloads/hpcc-bench/k4_topo.txt";
-    if (!std::filesystem::exists(topology)) {
-        GTEST_SKIP() << topology << " not found";
-    }
+    const std::string topology = test::hpccBenchDir() + "k4_topo.txt";
     Diagnostics diag;
     std::optional<TopologySpec> spec = loadHpccTopologyFile(topology, diag);
     ASSERT_TRUE(spec) << diag.format(Severity::Error);
@@ -261,10 +259,11 @@ TEST(ReferenceEcmp, CrossPodFlowsTakeTheReferencesCoreSwitch) {
     }
 }
 
-// --compat=hpcc on the k=4 hpcc-bench inputs against the reference's fct.txt. Bounds are what the model
-// reaches today (docs/fidelity.md), not the exact agreement the reference-compatible mode aims at: a change
-// that moves the model away from the reference fails here.
-const std::string kBench = std::string(MLNET_SHARED_DIR) + "/workloads/hpcc-bench";
+// --compat=hpcc on the k=4 hpcc-bench inputs (made by our tools) against the reference's fct.txt and pfc.txt
+// (tests/golden/hpcc-reference/). Bounds are what the model reaches today (docs/fidelity.md), not the exact
+// agreement the reference-compatible mode aims at: a change that moves the model away from the reference
+// fails here.
+const std::string kReference = std::string(MLNET_SOURCE_DIR) + "/tests/golden/hpcc-reference";
 
 struct FctLine {
     uint64_t size, startNs, fctNs;
@@ -310,22 +309,19 @@ std::vector<std::string> sortedLines(const std::string& path) {
 
 TEST_P(CompatAgainstReference, PerFlowFctRatios) {
     const BenchCase& c = GetParam();
-    const std::string reference = kBench + "/reference-outputs/k4-" + c.flows + "-" + c.cc + "/fct.txt";
-    if (!std::filesystem::exists(reference)) {
-        GTEST_SKIP() << "hpcc-bench reference outputs not found at " << reference
-                     << " (set MLNET_SHARED_DIR)";
-    }
+    const std::string reference = kReference + "/k4-" + c.flows + "-" + c.cc + "/fct.txt";
+    const std::string bench = test::hpccBenchDir();
     const std::string dir = makeTempDir("compat");
-    const std::string cmd = std::string(MLNET_BIN_DIR) + "/mlnet-flows " + kBench + "/config-" + c.cc +
-                            ".txt --topology=" + kBench + "/k4_topo.txt --flows=" + kBench + "/k4_" +
-                            c.flows + ".txt --fct=" + dir + "/fct.txt --pfc-output=" + dir +
+    const std::string cmd = std::string(MLNET_BIN_DIR) + "/mlnet-flows " + bench + "config-" + c.cc +
+                            ".txt --topology=" + bench + "k4_topo.txt --flows=" + bench + "k4_" + c.flows +
+                            ".txt --fct=" + dir + "/fct.txt --pfc-output=" + dir +
                             "/pfc.txt --compat=hpcc > " + dir + "/out.txt 2>&1";
     const int raw = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << readFileBytes(dir + "/out.txt");
     if (c.exact) {
         EXPECT_EQ(sortedLines(dir + "/fct.txt"), sortedLines(reference));
     }
-    const std::string referencePfc = kBench + "/reference-outputs/k4-" + c.flows + "-" + c.cc + "/pfc.txt";
+    const std::string referencePfc = kReference + "/k4-" + c.flows + "-" + c.cc + "/pfc.txt";
     EXPECT_EQ(readFileBytes(dir + "/pfc.txt"), readFileBytes(referencePfc));
     const auto ours = readFct(dir + "/fct.txt");
     const auto ref = readFct(reference);

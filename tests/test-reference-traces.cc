@@ -1,23 +1,18 @@
-// Every public trace in shared/chakra-examples must load, with the exact content documented for it.
+// The shapes of the public traces (ASTRA-sim's microbenchmarks and examples, the MSCCL converter's custom
+// collectives, PyTorch-derived Chakra traces) load with exactly the content they were written with. The
+// traces are written at test time by our trace writer with each shape's quirks (reference-shaped-traces.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
+#include "reference-shaped-traces.h"
+#include "trace-test-util.h"
 #include "workload/trace-set.h"
 #include "workload/trace-summary.h"
 
-namespace mlnet {
+namespace mlnet::test {
 namespace {
 
 using ::testing::HasSubstr;
-
-const std::string kExamples = std::string(MLNET_SHARED_DIR) + "/chakra-examples";
-
-#define REQUIRE_EXAMPLES()                                                                          \
-    if (!std::filesystem::exists(kExamples)) {                                                      \
-        GTEST_SKIP() << "reference traces not found at " << kExamples << " (set MLNET_SHARED_DIR)"; \
-    }
 
 TraceSummary loadOk(const std::string& prefix, Diagnostics& diag, TraceSetOptions options = {}) {
     TraceSet set = loadTraceSet(prefix, options, diag);
@@ -25,49 +20,59 @@ TraceSummary loadOk(const std::string& prefix, Diagnostics& diag, TraceSetOption
     return summarize(set);
 }
 
-TEST(ReferenceTraces, PyTorchDerivedChakraSample) {
-    REQUIRE_EXAMPLES();
+class ReferenceTraces : public ::testing::Test {
+protected:
+    std::string m_dir = makeTempDir("reference-shapes");
+};
+
+TEST_F(ReferenceTraces, PyTorchDerivedChakraTrace) {
+    PyTorchShape shape;
+    pyTorchShapedRank(0, shape).write(m_dir + "/chakra.0.et");
     Diagnostics diag;
-    TraceSet set = loadTraceSet(kExamples + "/mlcommons-chakra_tests_data/chakra", {}, diag);
+    TraceSet set = loadTraceSet(m_dir + "/chakra", {}, diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     TraceSummary s = summarize(set);
     EXPECT_EQ(s.ranks, 1u);
-    EXPECT_EQ(s.nodes, 3664u);
-    EXPECT_EQ(s.nodesByType[static_cast<int>(NodeType::Compute)], 3643u);
-    EXPECT_EQ(s.nodesByType[static_cast<int>(NodeType::Collective)], 21u);
-    EXPECT_EQ(s.cpuSideCommNodes, 14u);
-    EXPECT_EQ(s.collectives[static_cast<int>(CollectiveType::Broadcast)].count, 2u);
-    EXPECT_EQ(s.collectives[static_cast<int>(CollectiveType::AllReduce)].count, 5u);
-    EXPECT_EQ(set.ranks[0].danglingCtrlDeps, 1277u);
-    // Its ctrl_deps are call-stack links (self references and cycles), so they are reported and dropped.
+    EXPECT_EQ(s.nodes, shape.nodes());
+    EXPECT_EQ(s.nodesByType[static_cast<int>(NodeType::Compute)], shape.computeNodes);
+    EXPECT_EQ(s.nodesByType[static_cast<int>(NodeType::Collective)],
+              shape.gpuAllReduces + shape.gpuBroadcasts + shape.cpuCommNodes);
+    EXPECT_EQ(s.cpuSideCommNodes, shape.cpuCommNodes);
+    EXPECT_EQ(s.collectives[static_cast<int>(CollectiveType::Broadcast)].count, shape.gpuBroadcasts);
+    EXPECT_EQ(s.collectives[static_cast<int>(CollectiveType::AllReduce)].count, shape.gpuAllReduces);
+    EXPECT_EQ(set.ranks[0].danglingCtrlDeps, shape.danglingCtrlDeps);
+    // Its ctrl_deps are call-stack links (self references and a cycle), so they are reported and dropped: one
+    // warning each for the CPU-side records, the dangling, the self and the cyclic ctrl_deps.
     EXPECT_TRUE(set.ranks[0].ctrlDepsIgnored);
-    EXPECT_EQ(diag.warningCount(), 4u);
-    EXPECT_THAT(diag.format(Severity::Warning), HasSubstr("1277 dangling ctrl_deps"));
+    EXPECT_EQ(diag.warningCount(), 4u) << diag.format(Severity::Warning);
+    EXPECT_THAT(diag.format(Severity::Warning),
+                HasSubstr(std::to_string(shape.danglingCtrlDeps) + " dangling ctrl_deps"));
+    EXPECT_THAT(diag.format(Severity::Warning),
+                HasSubstr(std::to_string(shape.selfCtrlDeps) + " such nodes"));
+    EXPECT_THAT(diag.format(Severity::Warning), HasSubstr("close a dependency cycle"));
     // Every node still runs: the data_deps alone are acyclic.
-    EXPECT_EQ(issueOrder(set.ranks[0]).size(), 3664u);
+    EXPECT_EQ(issueOrder(set.ranks[0]).size(), shape.nodes());
 }
 
-TEST(ReferenceTraces, PyTorchSampleIsRejectedInStrictMode) {
-    REQUIRE_EXAMPLES();
+TEST_F(ReferenceTraces, PyTorchDerivedTraceIsRejectedInStrictMode) {
+    PyTorchShape shape;
+    pyTorchShapedRank(0, shape).write(m_dir + "/chakra.0.et");
     Diagnostics diag;
     TraceSetOptions options;
     options.read.strict = true;
-    loadTraceSet(kExamples + "/mlcommons-chakra_tests_data/chakra", options, diag);
+    loadTraceSet(m_dir + "/chakra", options, diag);
     EXPECT_TRUE(diag.hasErrors());
     EXPECT_THAT(diag.format(Severity::Error), HasSubstr("COMM_COLL_NODE with is_cpu_op true"));
 }
 
-TEST(ReferenceTraces, AstraSimMicrobenchmarks) {
-    REQUIRE_EXAMPLES();
-    const std::pair<const char*, CollectiveType> kinds[] = {{"all_reduce", CollectiveType::AllReduce},
-                                                            {"all_gather", CollectiveType::AllGather},
-                                                            {"reduce_scatter", CollectiveType::ReduceScatter},
-                                                            {"all_to_all", CollectiveType::AllToAll}};
+TEST_F(ReferenceTraces, AstraSimMicrobenchmarks) {
+    const CollectiveType kinds[] = {CollectiveType::AllReduce, CollectiveType::AllGather,
+                                    CollectiveType::ReduceScatter, CollectiveType::AllToAll};
     int sets = 0;
-    for (const auto& [name, type] : kinds) {
+    for (CollectiveType type : kinds) {
         for (uint32_t npus : {4u, 8u, 16u}) {
-            std::string prefix = kExamples + "/astra-sim_master/examples/workload/microbenchmarks/" + name +
-                                 "/" + std::to_string(npus) + "npus_1MB/" + name;
+            const std::string prefix = m_dir + "/" + astraMicrobenchmarkName(type) + std::to_string(npus);
+            astraMicrobenchmark(type, npus).write(prefix);
             Diagnostics diag;
             TraceSummary s = loadOk(prefix, diag);
             EXPECT_EQ(s.ranks, npus) << prefix;
@@ -80,12 +85,10 @@ TEST(ReferenceTraces, AstraSimMicrobenchmarks) {
     EXPECT_EQ(sets, 12);
 }
 
-TEST(ReferenceTraces, HistoricalGeneratorAllReduce) {
-    REQUIRE_EXAMPLES();
+TEST_F(ReferenceTraces, HistoricalGeneratorAllReduce) {
+    chakraGeneratorAllReduce(8).write(m_dir + "/AllReduce_1MB");
     Diagnostics diag;
-    TraceSet set = loadTraceSet(
-        kExamples + "/astra-sim_historical_c94c746/examples/network_analytical/workload/AllReduce_1MB", {},
-        diag);
+    TraceSet set = loadTraceSet(m_dir + "/AllReduce_1MB", {}, diag);
     ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     ASSERT_EQ(set.numRanks(), 8u);
     for (const RankTrace& t : set.ranks) {
@@ -96,13 +99,10 @@ TEST(ReferenceTraces, HistoricalGeneratorAllReduce) {
     }
 }
 
-TEST(ReferenceTraces, MscclCustomRingAllReduce) {
-    REQUIRE_EXAMPLES();
+TEST_F(ReferenceTraces, MscclCustomRingAllReduce) {
+    mscclRingAllReduce(8, 1 << 20).write(m_dir + "/custom_allreduce");
     Diagnostics diag;
-    TraceSummary s = loadOk(kExamples +
-                                "/astra-sim_master/examples/system/custom_collectives/"
-                                "custom_ring_allreduce_8npus_1MB/custom_allreduce",
-                            diag);
+    TraceSummary s = loadOk(m_dir + "/custom_allreduce", diag);
     EXPECT_EQ(s.ranks, 8u);
     EXPECT_EQ(s.nodes, 8u * 35u);
     EXPECT_EQ(s.nodesByType[static_cast<int>(NodeType::Send)], 8u * 14u);
@@ -110,8 +110,8 @@ TEST(ReferenceTraces, MscclCustomRingAllReduce) {
     EXPECT_EQ(s.nodesByType[static_cast<int>(NodeType::Compute)], 8u * 7u);
     // 14 steps of 1 MiB / 8 per rank.
     EXPECT_EQ(s.pointToPoint.bytes, 8u * 14u * 131072u);
-    EXPECT_EQ(diag.warningCount(), 0u);
+    EXPECT_EQ(diag.warningCount(), 0u) << diag.format(Severity::Warning);
 }
 
 }  // namespace
-}  // namespace mlnet
+}  // namespace mlnet::test

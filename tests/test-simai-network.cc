@@ -1,4 +1,4 @@
-// SimAI's network inputs (ns3-modules/roce/helper/simai/): its topology files as a TopologySpec (GPUs as
+// SimAI's network inputs (ns3-modules/roce/helper/simai-*): its topology files as a TopologySpec (GPUs as
 // hosts, NVSwitches as the scale-up tier, access and pod switches by tier) with the routes SimAI takes,
 // errors that name the line and field, and SimAI's reading of SimAI.conf.
 #include <gmock/gmock.h>
@@ -6,9 +6,9 @@
 
 #include "hpcc-config.h"
 #include "network/routing.h"
+#include "simai-config.h"
 #include "simai-test-files.h"
-#include "simai/simai-config.h"
-#include "simai/simai-topology.h"
+#include "simai-topology.h"
 #include "trace-test-util.h"
 
 namespace mlnet::test {

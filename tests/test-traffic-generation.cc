@@ -1,6 +1,6 @@
 // Flow-file generation: the CDF's closed forms, Poisson arrivals at the offered load, incast, permutation and
-// all-to-all patterns (the last byte-identical to hpcc-bench's own all-to-all file), exact round trips
-// through the flow-file reader, determinism per seed, and mlnet-trafficgen's answers to bad options.
+// all-to-all patterns (hpcc-bench's files byte for byte, with its fat-trees from mlnet-topology), exact round
+// trips through the flow-file reader, determinism per seed, and mlnet-trafficgen's answers to bad options.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 #include "flow-file.h"
 #include "flow-generator.h"
 #include "flow-size-cdf.h"
+#include "hpcc-bench-inputs.h"
 #include "network/topology-builders.h"
 #include "trace-test-util.h"
 
@@ -151,16 +152,33 @@ TEST_F(TrafficGeneration, AllToAllIsEveryOrderedPairBySourceThenDestination) {
               "2 5 3 100 4096 2.000000000\n5 7 3 100 4096 2.000000000\n5 2 3 100 4096 2.000000000\n");
     EXPECT_THROW(allToAllFlows(hosts(1), 4096, defaults), std::invalid_argument);
 
-    // The tool on hpcc-bench's k=8 fat-tree writes that folder's all-to-all (16,256 flows) byte for byte.
-    const std::string bench = std::string(MLNET_SHARED_DIR) + "/workloads/hpcc-bench";
-    if (!std::ifstream(bench + "/k8_a2a_64KB.txt").good()) {
-        GTEST_SKIP() << "hpcc-bench not found at " << bench << " (set MLNET_SHARED_DIR)";
-    }
+    const std::string bench = test::hpccBenchDir();
     Run r = trafficgen("--topology=" + bench +
-                       "/k8_topo.txt --pattern=all-to-all --size=64000 --output=" + m_dir + "/a2a.txt");
+                       "k8_topo.txt --pattern=all-to-all --size=64000 --output=" + m_dir + "/a2a.txt");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("16256 flows, 1040384000 bytes, 128 hosts"));
-    EXPECT_EQ(readFileBytes(m_dir + "/a2a.txt"), readFileBytes(bench + "/k8_a2a_64KB.txt"));
+}
+
+// The tools write hpcc-bench's fat-trees and flow files byte for byte: the SHA-256 of each published file
+// (workloads/hpcc-bench of the HPCC benchmark inputs) against the one made here (hpcc-bench-inputs.h).
+TEST_F(TrafficGeneration, ToolsWriteTheBenchFilesByteForByte) {
+    const std::pair<const char*, const char*> published[] = {
+        {"k4_topo.txt", "1ed18d06810fb5bfbed8f0b4db2b71c183fb63286f4f5c71c71de25ee9b65bfe"},
+        {"k8_topo.txt", "a53eb15e239c8b4a742d2f46e0fef47879c7bb6d2d08ad87c923af46683e0973"},
+        {"k4_a2a_4MB.txt", "99a4c2c7a7a7e78341f9f080899143e99bc04a561bb62f644160c10499da59c6"},
+        {"k4_incast_10MB.txt", "661852405efb3707122df518eb614396937f569f6fa542be619d9237edbe8d0a"},
+        {"k8_incast_1MB.txt", "77e05fab1a8c121c8fe322d66a32c78dfc821bf363e4fe1a16c1c3b9eafff483"},
+        {"k8_a2a_64KB.txt", "0ed113ae49fd9f72451db6a28680efaccad83cd8ed55e422e445322866736475"},
+        {"config-dcqcn.txt", "1f139106479e209444b8dd305fd641a53a65f9d848628d7bc0b1c4b9dd382e80"},
+        {"config-dctcp.txt", "9db5f0046409c7ce7bd7270861920f20ce628ee362799f572e854926adc491e7"},
+        {"config-hp.txt", "0211a9697e989979a53897d81e36a9b332a83929225df6ce77bfec620fcdf833"},
+        {"config-timely.txt", "89dc5afee6742d9762f46dcf11a68e0769b503a33e59fd8d8714f4aafdeed127"},
+    };
+    for (const auto& [name, sha256] : published) {
+        const std::string path = test::hpccBenchDir() + name;
+        ASSERT_EQ(std::system(("sha256sum " + path + " > " + m_dir + "/sum.txt").c_str()), 0) << path;
+        EXPECT_EQ(readFileBytes(m_dir + "/sum.txt").substr(0, 64), sha256) << name;
+    }
 }
 
 TEST_F(TrafficGeneration, ToolWritesTheFileAndRejectsBadOptions) {

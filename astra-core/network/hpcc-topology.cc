@@ -256,7 +256,7 @@ std::optional<TopologySpec> specFromNodeIds(uint32_t nodes, const std::vector<bo
     return spec;
 }
 
-std::string formatHpccTopology(const TopologySpec& spec) {
+std::string formatHpccTopology(const TopologySpec& spec, HpccLinkOrder order) {
     std::ostringstream out;
     out << spec.numVertices() << " " << spec.numSwitches() << " " << spec.cables.size() << "\n";
     std::vector<uint32_t> switchIds;
@@ -268,7 +268,19 @@ std::string formatHpccTopology(const TopologySpec& spec) {
         out << (i ? " " : "") << switchIds[i];
     }
     out << "\n";
+    std::vector<const SpecCable*> cables;
     for (const SpecCable& c : spec.cables) {
+        cables.push_back(&c);
+    }
+    if (order == HpccLinkOrder::Tiers) {
+        auto lowerTier = [&](const SpecCable* c) {
+            return std::min(spec.vertices[c->a].tier, spec.vertices[c->b].tier);
+        };
+        std::stable_sort(cables.begin(), cables.end(),
+                         [&](const SpecCable* x, const SpecCable* y) { return lowerTier(x) < lowerTier(y); });
+    }
+    for (const SpecCable* cable : cables) {
+        const SpecCable& c = *cable;
         std::ostringstream error;
         error.precision(17);
         error << c.errorRate;

@@ -36,10 +36,16 @@ std::optional<TopologySpec> specFromNodeIds(uint32_t nodes, const std::vector<bo
                                             std::vector<SpecCable> cablesByNodeId, const std::string& source,
                                             Diagnostics& diag);
 
+// The order of the link lines: the spec's cables (loadHpccTopologyFile gives back an equal spec, ports
+// included), or tier by tier as the HPCC benchmark's own files list them (the hosts' links, then each switch
+// tier's uplinks, each group in cable order): the same network with other port numbers, so other ECMP
+// choices.
+enum class HpccLinkOrder { Cables, Tiers };
+
 // The same format, written so that loadHpccTopologyFile gives back an equal spec (ids, cables, rates, delays,
 // error rates). Rates are written in the largest exact unit ("100Gbps", "2500Mbps"), delays likewise
 // ("1000ns", "936250ps").
-std::string formatHpccTopology(const TopologySpec& spec);
+std::string formatHpccTopology(const TopologySpec& spec, HpccLinkOrder order = HpccLinkOrder::Cables);
 
 }  // namespace mlnet
 

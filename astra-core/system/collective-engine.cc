@@ -31,7 +31,7 @@ PhaseKind graphPhaseKind(CollectiveType type) {
 
 CollectiveEngine::CollectiveEngine(NetworkApi& network, const SystemConfig& config,
                                    const CollectivePlanner& planner, const CommGroups& groups,
-                                   CustomCollectives custom)
+                                   CustomCollectives custom, bool queuePerCommunicator)
     : m_network(network),
       m_config(config),
       m_planner(planner),
@@ -42,7 +42,11 @@ CollectiveEngine::CollectiveEngine(NetworkApi& network, const SystemConfig& conf
     m_queuesPerRank = dims * config.queuesPerDimension;
     m_queueThreshold =
         (config.activeChunksPerDimension + config.queuesPerDimension - 1) / config.queuesPerDimension;
-    m_queues.resize(std::size_t{network.numRanks()} * m_queuesPerRank);
+    m_queues.assign(network.numRanks(), std::vector<Queue>(m_queuesPerRank));
+    m_queuePerCommunicator = queuePerCommunicator;
+    if (queuePerCommunicator) {
+        m_rankCommunicators.resize(network.numRanks());
+    }
     if (config.dimensionScheduling == DimensionScheduling::Themis) {
         m_themisLoadNs.assign(network.numRanks(), std::vector<double>(dims, 0.0));
     }
@@ -81,11 +85,13 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
     Collective* c = newCollective();
     const auto dims = std::max<std::size_t>(1, m_planner.topology().dimSizes.size());
     m_records.push_back({rank, node.id, type, node.commSizeBytes, node.group, m_network.now(), 0, false,
-                         static_cast<uint32_t>(chunks.size()), std::vector<uint64_t>(dims, 0),
-                         node.priority});
+                         static_cast<uint32_t>(chunks.size()), std::vector<uint64_t>(dims, 0), node.priority,
+                         std::string()});
     const uint64_t issued = m_issued++;
     int64_t priority = 0;
-    switch (m_config.schedulingPolicy) {
+    // A communicator's own queues run its collectives in issue order, as an NCCL stream does: with the
+    // policy's LIFO, two members could start different collectives of it first and wait for each other.
+    switch (m_queuePerCommunicator ? SchedulingPolicy::Fifo : m_config.schedulingPolicy) {
         case SchedulingPolicy::Lifo:
             priority = static_cast<int64_t>(issued);
             break;
@@ -96,7 +102,8 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
             priority = node.priority;
             break;
     }
-    *c = Collective{rank, 0, static_cast<uint32_t>(m_records.size() - 1), priority, done};
+    *c = Collective{rank,     0,    static_cast<uint32_t>(m_records.size() - 1),
+                    priority, done, m_queuePerCommunicator ? queueBaseOf(rank, node.group) : 0};
 
     const CollectiveTag collectiveTag{m_denseGroup.at(node.group), sequence, 0, 0, 0};
     if (const TraceSet* program = m_custom.forType(type)) {
@@ -125,6 +132,19 @@ void CollectiveEngine::issue(Rank rank, const TraceNode& node, Callback done) {
     if (c->chunksLeft == 0) {
         m_network.schedule(0, finishCollective(c));
     }
+}
+
+uint32_t CollectiveEngine::queueBaseOf(Rank rank, GroupId group) {
+    std::vector<GroupId>& seen = m_rankCommunicators[rank];
+    const auto it = std::find(seen.begin(), seen.end(), group);
+    const auto slot = static_cast<uint32_t>(it - seen.begin());
+    if (it == seen.end()) {
+        seen.push_back(group);
+        if (slot > 0) {  // slot 0 uses the queues every rank starts with
+            m_queues[rank].resize(std::size_t{slot + 1} * m_queuesPerRank);
+        }
+    }
+    return slot * m_queuesPerRank;
 }
 
 CollectiveEngine::Collective* CollectiveEngine::newCollective() {
@@ -164,7 +184,7 @@ uint32_t CollectiveEngine::queueFor(const Chunk& k) const {
             q = static_cast<uint32_t>(k.run.chunkSeq % perDim);
         }
     }
-    return p.dimension * perDim + q;
+    return k.collective->queueBase + p.dimension * perDim + q;
 }
 
 void CollectiveEngine::insertByPriority(Chunk& k) {

@@ -32,8 +32,15 @@ namespace mlnet {
 
 class CollectiveEngine : public CollectiveService {
 public:
+    // queuePerCommunicator: every communicator has its own chunk queues on each rank (NCCL-like streams, for
+    // runs whose collectives overlap), instead of ASTRA-sim's queues per dimension shared by all. Shared
+    // queues with overlapping collectives of several communicators can deadlock: a rank admits one
+    // communicator's chunk while its peer in another communicator admits another's, each waiting for the
+    // other. A communicator's queues then run its collectives in issue order (FIFO), whatever the scheduling
+    // policy.
     CollectiveEngine(NetworkApi& network, const SystemConfig& config, const CollectivePlanner& planner,
-                     const CommGroups& groups, CustomCollectives custom = {});
+                     const CommGroups& groups, CustomCollectives custom = {},
+                     bool queuePerCommunicator = false);
 
     void issue(Rank rank, const TraceNode& node, Callback done) override;
     std::string describeUnfinished(Rank rank) const override;
@@ -50,6 +57,7 @@ private:
         uint32_t record;
         int64_t priority;
         Callback done;
+        uint32_t queueBase = 0;  // the first of its communicator's queues on the rank (0: shared queues)
     };
     // One chunk of a collective on its way through its phases. A custom graph run is a chunk with one phase
     // that bypasses the queues.
@@ -83,7 +91,9 @@ private:
     void insertByPriority(Chunk& k);
     void enqueue(Chunk& k);
     void admit(Rank rank, uint32_t queue);
-    Queue& queue(Rank rank, uint32_t q) { return m_queues[std::size_t{rank} * m_queuesPerRank + q]; }
+    Queue& queue(Rank rank, uint32_t q) { return m_queues[rank][q]; }
+    // The first queue of `group`'s set on `rank`, made on first use (queuePerCommunicator only).
+    uint32_t queueBaseOf(Rank rank, GroupId group);
 
     // Phase lifecycle: dispatch to the algorithm of the phase, then on to the next phase or the end.
     void startPhase(Chunk& k);
@@ -101,8 +111,10 @@ private:
     const CommGroups& m_groups;
     uint32_t m_queuesPerRank;
     uint32_t m_queueThreshold;
-    std::vector<Queue> m_queues;
-    std::vector<std::vector<double>> m_themisLoadNs;  // per rank, per dimension
+    std::vector<std::vector<Queue>> m_queues;  // per rank
+    bool m_queuePerCommunicator;
+    std::vector<std::vector<GroupId>> m_rankCommunicators;  // per rank, in first-use order
+    std::vector<std::vector<double>> m_themisLoadNs;        // per rank, per dimension
     std::unordered_map<GroupId, uint32_t> m_denseGroup;
     std::unordered_map<uint64_t, uint32_t> m_nextSeq;  // (rank, group) -> collectives issued
     ObjectPool<Collective> m_collectives;

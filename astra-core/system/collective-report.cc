@@ -18,6 +18,9 @@ nlohmann::ordered_json collectivesJson(const std::vector<CollectiveRecord>& reco
                        {"end_ns", c.finished ? nlohmann::ordered_json(c.endNs) : unfinished},
                        {"duration_ns", c.finished ? nlohmann::ordered_json(c.endNs - c.startNs) : unfinished},
                        {"bytes_sent_per_dim", c.bytesSentPerDim}});
+        if (!c.nccl.empty()) {
+            out.back()["nccl"] = c.nccl;  // NCCL's algorithm/protocol and channels
+        }
     }
     return out;
 }

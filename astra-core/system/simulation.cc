@@ -64,6 +64,10 @@ Simulation::Simulation(const TraceSet& traces, const SystemConfig& system, const
             }
         }
     }
+    // The types NCCL runs do not need ASTRA-sim's implementation lists.
+    used.erase(std::remove_if(used.begin(), used.end(),
+                              [&](CollectiveType t) { return system.ncclFor[static_cast<int>(t)]; }),
+               used.end());
     m_planner->validate(diag, used);
     for (const RankTrace& trace : traces.ranks) {
         for (const TraceNode& node : trace.nodes) {
@@ -79,13 +83,28 @@ Simulation::Simulation(const TraceSet& traces, const SystemConfig& system, const
             }
         }
     }
-    m_engine = std::make_unique<CollectiveEngine>(network, m_config, *m_planner, traces.groups, m_custom);
+    m_engine = std::make_unique<CollectiveEngine>(network, m_config, *m_planner, traces.groups, m_custom,
+                                                  options.executor.overlapCollectives);
     m_compute = std::make_unique<ComputeModel>(m_config);
     m_memory = std::make_unique<MemoryModel>(memory, m_config.localMemBwGBps, traces.numRanks());
     ExecutorOptions executorOptions = options.executor;
     executorOptions.replayOnly |= m_config.replayOnly;
-    m_executor =
-        std::make_unique<TraceExecutor>(traces, network, *m_engine, *m_compute, *m_memory, executorOptions);
+    CollectiveService* collectives = m_engine.get();
+    if (system.usesNccl()) {
+        nccl::NcclConfig config;
+        if (!options.physical) {
+            diag.error(system.path +
+                       ": the NCCL model (collective-library / implementation \"nccl\") needs the "
+                       "physical network: a network description with its servers and NICs");
+        } else if (nccl::ncclConfigFrom(system, config, diag)) {
+            m_ncclTopology = std::make_unique<nccl::NcclTopology>(*options.physical, config.platform, diag);
+            m_nccl = std::make_unique<nccl::NcclCollectives>(network, *m_ncclTopology, traces.groups, config,
+                                                             *m_engine);
+            collectives = m_nccl.get();
+        }
+    }
+    m_executor = std::make_unique<TraceExecutor>(traces, network, *collectives, *m_compute, *m_memory,
+                                                 executorOptions);
     m_executor->validate(diag);
     m_valid = diag.errorCount() == errorsBefore;  // every problem is reported, not only the first kind
 }
@@ -115,6 +134,17 @@ SimulationOutcome Simulation::outcome(TimeNs nowNs) const {
     outcome.endNs = nowNs;
     outcome.ranks = m_executor->results();
     outcome.collectives = m_engine->records();
+    if (m_nccl) {
+        for (const nccl::NcclCollectives::Record& r : m_nccl->records()) {
+            CollectiveRecord c{r.rank,    r.nodeId, r.type,      r.sizeBytes,        r.group,
+                               r.startNs, r.endNs,  r.endNs > 0, r.choice.nChannels, {},
+                               0,         {}};
+            // All-to-all is NCCL's point-to-point schedule, whatever connections it rides.
+            c.nccl = std::string(r.type == CollectiveType::AllToAll ? "P2P" : nccl::algoName(r.choice.algo)) +
+                     "/" + nccl::protoName(r.choice.proto) + " x" + std::to_string(r.choice.nChannels);
+            outcome.collectives.push_back(std::move(c));
+        }
+    }
     if (!outcome.completed) {
         outcome.stallReport = m_executor->stallReport();
     }

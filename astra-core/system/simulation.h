@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "network/analytical-network.h"
+#include "network/topology-spec.h"
 #include "network/topology.h"
 #include "system/collective-engine.h"
+#include "system/nccl/nccl-collectives.h"
 #include "system/system-config.h"
 #include "system/trace-executor.h"
 #include "workload/trace-set.h"
@@ -25,6 +27,9 @@ struct SimulationOptions {
     ExecutorOptions executor;
     uint32_t queuesPerDimension = 1;  // --num-queues-per-dim
     double injectionScale = 1.0;      // multiplies endpoint-delay (truncated to whole ns, as in ASTRA-sim)
+    // The physical network (servers, NVLink, NICs), for the NCCL model; required when the system
+    // configuration asks for it.
+    const TopologySpec* physical = nullptr;
 };
 
 struct SimulationOutcome {
@@ -68,6 +73,8 @@ private:
     CustomCollectives m_custom;
     std::unique_ptr<CollectivePlanner> m_planner;
     std::unique_ptr<CollectiveEngine> m_engine;
+    std::unique_ptr<nccl::NcclTopology> m_ncclTopology;
+    std::unique_ptr<nccl::NcclCollectives> m_nccl;
     std::unique_ptr<ComputeModel> m_compute;
     std::unique_ptr<MemoryModel> m_memory;
     std::unique_ptr<TraceExecutor> m_executor;

@@ -182,10 +182,20 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
         "reduce-scatter-implementation", "all-gather-implementation", "all-to-all-implementation",
         "all-reduce-implementation-custom", "reduce-scatter-implementation-custom",
         "all-gather-implementation-custom", "all-to-all-implementation-custom", "inter-dimension-scheduling",
+        "collective-library", "nccl-gpu",
         // accepted by ASTRA-sim but without effect there
         "boost-mode", "intra-dimension-scheduling"};
     for (auto it = doc.begin(); it != doc.end(); ++it) {
-        if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) {
+        if (it.key().rfind("NCCL_", 0) == 0) {
+            // NCCL's environment, given as keys: the NCCL model checks names and values.
+            const json& v = it.value();
+            if (!v.is_string() && !v.is_number_integer()) {
+                diag.error(path + ": key '" + it.key() + "': " + briefJson(v) +
+                           " is not an environment value; expected a string or a whole number");
+                continue;
+            }
+            c.ncclEnv.emplace_back(it.key(), v.is_string() ? v.get<std::string>() : v.dump());
+        } else if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) {
             diag.error(path + ": unknown key '" + it.key() + "'");
         }
     }
@@ -225,10 +235,43 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
             diag.warning(r.where(key) + ": accepted for compatibility; it has no effect");
         }
     }
-    r.algorithms("all-reduce-implementation", c.allReduce);
-    r.algorithms("reduce-scatter-implementation", c.reduceScatter);
-    r.algorithms("all-gather-implementation", c.allGather);
-    r.algorithms("all-to-all-implementation", c.allToAll);
+    // NCCL runs every type it can with "collective-library": "nccl"; one type with its list ["nccl"].
+    if (doc.contains("collective-library")) {
+        const json& v = doc["collective-library"];
+        if (v == "nccl") {
+            for (CollectiveType t :
+                 {CollectiveType::AllReduce, CollectiveType::AllGather, CollectiveType::ReduceScatter,
+                  CollectiveType::AllToAll, CollectiveType::Broadcast, CollectiveType::Reduce}) {
+                c.ncclFor[static_cast<int>(t)] = true;
+            }
+        } else if (v != "astra-sim") {
+            diag.error(r.where("collective-library") + ": " + briefJson(v) +
+                       "; expected \"nccl\" or \"astra-sim\"");
+        }
+    }
+    if (doc.contains("nccl-gpu")) {
+        const json& v = doc["nccl-gpu"];
+        if (!v.is_string()) {
+            diag.error(r.where("nccl-gpu") + ": " + briefJson(v) +
+                       " is not a GPU name; expected a100, h100, ...");
+        } else {
+            c.ncclGpu = v.get<std::string>();
+        }
+    }
+    const std::pair<const char*, CollectiveType> lists[] = {
+        {"all-reduce-implementation", CollectiveType::AllReduce},
+        {"reduce-scatter-implementation", CollectiveType::ReduceScatter},
+        {"all-gather-implementation", CollectiveType::AllGather},
+        {"all-to-all-implementation", CollectiveType::AllToAll}};
+    std::vector<AlgorithmChoice>* const outs[] = {&c.allReduce, &c.reduceScatter, &c.allGather, &c.allToAll};
+    for (std::size_t i = 0; i < 4; ++i) {
+        const char* key = lists[i].first;
+        if (doc.contains(key) && doc[key] == json::array({"nccl"})) {
+            c.ncclFor[static_cast<int>(lists[i].second)] = true;  // NCCL's model instead of ASTRA-sim's list
+        } else {
+            r.algorithms(key, *outs[i]);
+        }
+    }
     r.custom("all-reduce-implementation-custom", c.allReduceCustom);
     r.custom("reduce-scatter-implementation-custom", c.reduceScatterCustom);
     r.custom("all-gather-implementation-custom", c.allGatherCustom);
@@ -237,6 +280,10 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
         diag.error(path + ": key 'preferred-dataset-splits' is required (chunks per collective, at least 1)");
     }
     return c;
+}
+
+bool SystemConfig::usesNccl() const {
+    return std::any_of(std::begin(ncclFor), std::end(ncclFor), [](bool b) { return b; });
 }
 
 SystemConfig loadSystemConfig(const std::string& path, Diagnostics& diag) {

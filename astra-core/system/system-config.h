@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/diagnostics.h"
+#include "workload/trace-types.h"
 
 namespace mlnet {
 
@@ -50,6 +52,13 @@ struct SystemConfig {
     // Custom (MSCCL-style) implementations: Chakra trace prefixes, one per collective kind, empty if unused.
     std::string allReduceCustom, reduceScatterCustom, allGatherCustom, allToAllCustom;
     std::string path;  // where it was read from, for messages
+    // The NCCL model (system/nccl/): the collective types it runs ("collective-library": "nccl", or an
+    // implementation list ["nccl"]), the GPU type NCCL tunes for ("nccl-gpu") and the NCCL_* environment
+    // keys as given (checked by the model).
+    bool ncclFor[kNumCollectiveTypes] = {};
+    std::string ncclGpu = "h100";
+    std::vector<std::pair<std::string, std::string>> ncclEnv;
+    bool usesNccl() const;
     // ASTRA-sim's sub-communicator rings take a fixed 10 ns per step instead of endpoint-delay; SimAI pays
     // its per-flow send latency on every communicator. Not a JSON key: set for the built-in SimAI system
     // only.

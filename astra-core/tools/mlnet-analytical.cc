@@ -236,6 +236,7 @@ int run(int argc, char** argv) {
     SimulationOutcome outcome;
     if (!diag.hasErrors()) {
         const Topology topology = Topology::fromSpec(network);
+        options.physical = network.get();
         outcome = simulate(traces, system, topology, memory, options, diag);
     }
     std::cerr << diag.format(Severity::Warning);

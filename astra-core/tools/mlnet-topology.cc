@@ -82,7 +82,10 @@ int run(int argc, char** argv) {
         "rate", po::value<std::string>(), "builders: link rate (default 100Gbps)")(
         "delay", po::value<std::string>(), "builders: link delay (default 1us)")(
         "pair", po::value<std::string>(), "hosts SRC,DST of the equal-cost path sample (default 0,last)")(
-        "write-hpcc", po::value<std::string>(), "also write the network as an HPCC topology file");
+        "write-hpcc", po::value<std::string>(), "also write the network as an HPCC topology file")(
+        "hpcc-link-order", po::value<std::string>(),
+        "--write-hpcc's link lines: cables (default; read back, the ports are the same) or tiers (hosts' "
+        "links, then each tier's uplinks, as hpcc-bench's files)");
     po::options_description hidden;
     hidden.add_options()("description", po::value<std::vector<std::string>>());
     po::options_description all;
@@ -105,6 +108,13 @@ int run(int argc, char** argv) {
         vm.count("description") ? vm["description"].as<std::vector<std::string>>().size() : 0;
     if ((descriptions == 1) == vm.count("builder") || descriptions > 1) {
         std::cerr << "mlnet-topology: give one DESCRIPTION file or --builder\n" << visible << "\n";
+        return 1;
+    }
+
+    const std::string linkOrder =
+        vm.count("hpcc-link-order") ? vm["hpcc-link-order"].as<std::string>() : "cables";
+    if (linkOrder != "cables" && linkOrder != "tiers") {
+        std::cerr << "mlnet-topology: --hpcc-link-order=" << linkOrder << ": expected cables or tiers\n";
         return 1;
     }
 
@@ -191,7 +201,10 @@ int run(int argc, char** argv) {
         ++switchesPerTier[spec->tierName(v)];
     }
     if (vm.count("write-hpcc") &&
-        !writeFileAtomically(vm["write-hpcc"].as<std::string>(), formatHpccTopology(*spec), diag)) {
+        !writeFileAtomically(
+            vm["write-hpcc"].as<std::string>(),
+            formatHpccTopology(*spec, linkOrder == "tiers" ? HpccLinkOrder::Tiers : HpccLinkOrder::Cables),
+            diag)) {
         std::cerr << diag.format(Severity::Error);
         return 2;
     }

@@ -456,8 +456,9 @@ int run(int argc, char** argv) {
                      {"gpu", gpu->name}};
         nlohmann::ordered_json groups = nlohmann::ordered_json::object();
         for (const Communicator& g : builder.layout().communicators()) {
-            groups[g.kind]["count"] = groups[g.kind].value("count", 0) + 1;
-            groups[g.kind]["size"] = g.ranks.size();
+            nlohmann::ordered_json& kind = groups[g.kind];
+            kind["count"] = (kind.contains("count") ? kind["count"].get<uint64_t>() : 0) + 1;
+            kind["size"] = g.ranks.size();
         }
         j["communicators"] = groups;
         j["step"] = {{"tokens", tokens},

@@ -4,6 +4,7 @@
 #define MLNET_SYSTEM_COLLECTIVES_COLLECTIVE_RECORD_H
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "util/time.h"
@@ -24,6 +25,8 @@ struct CollectiveRecord {
     std::vector<uint64_t> bytesSentPerDim;
     uint32_t commPriority =
         0;  // the node's comm_priority: the traffic class its messages take at packet level
+    // Run by the NCCL model: its algorithm, protocol and channels ("Ring/LL128 x24"); empty otherwise.
+    std::string nccl;
 };
 
 }  // namespace mlnet

@@ -20,8 +20,8 @@ namespace {
 std::vector<GpuSpec> presets() {
     constexpr double T = 1e12;
     constexpr uint64_t GB = 1'000'000'000ull;
-    const GpuSpec hopper{"", 0, 0, 0, 0, 0.70, 0.47, 0.65, 0.50, 0.70};
-    const GpuSpec ampere{"", 0, 0, 0, 0, 0.70, 0.70, 0.70, 0.55, 0.70};
+    const GpuSpec hopper{"", 0, 0, 0, 0, 0.70, 0.49, 0.65, 0.50, 0.70};
+    const GpuSpec ampere{"", 0, 0, 0, 0, 0.61, 0.61, 0.70, 0.55, 0.70};
     std::vector<GpuSpec> all;
     auto add = [&](const char* name, const GpuSpec& eff, double bf16, double fp8, double hbm,
                    uint64_t memory) {

@@ -238,7 +238,7 @@ uint64_t ModelSpec::layerParams(uint32_t layer) const {
 }
 
 uint64_t ModelSpec::totalParams() const {
-    uint64_t p = embeddingParams() + headParams() + normParams(*this, hidden);
+    uint64_t p = embeddingParams() + headParams() + finalNormParams();
     for (uint32_t l = 0; l < layers; ++l) {
         p += layerParams(l);
     }
@@ -246,7 +246,7 @@ uint64_t ModelSpec::totalParams() const {
 }
 
 uint64_t ModelSpec::activeParamsPerToken() const {
-    uint64_t p = vocabulary * hidden + normParams(*this, hidden);  // the LM head's GEMM, tied or not
+    uint64_t p = vocabulary * hidden + finalNormParams();  // the LM head's GEMM, tied or not
     for (uint32_t l = 0; l < layers; ++l) {
         if (isMoeLayer(l)) {
             p += attentionParams() + hidden * moe.experts + moe.topK * routedExpertParams() +

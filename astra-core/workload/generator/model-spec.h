@@ -60,6 +60,7 @@ struct ModelSpec {
     uint64_t layerParams(uint32_t layer) const;
     uint64_t embeddingParams() const { return vocabulary * hidden; }
     uint64_t headParams() const { return tiedEmbeddings ? 0 : vocabulary * hidden; }  // LM head
+    uint64_t finalNormParams() const { return biases ? 2 * hidden : hidden; }
     uint64_t totalParams() const;
     // Parameters a token goes through (MoE: top-k routed experts), excluding the input embedding: what the
     // 6 x N x tokens rule counts.

@@ -199,7 +199,15 @@ private:
     }
     uint32_t virtualStages() const { return p.pp * p.vpp; }
 
-    double pipeBytes() const { return T * h * kActivationBytes / (p.sequenceParallel ? t : 1); }
+    // Between stages each TP rank sends its 1/tp of the activation (Megatron's scatter/gather; with sequence
+    // parallelism the activation is that shard already); without sequence parallelism the receiving TP
+    // ranks all-gather the pieces over NVLink (gatherPipe).
+    double pipeBytes() const { return T * h * kActivationBytes / t; }
+    void gatherPipe(const std::string& name) {
+        if (p.tp > 1 && !p.sequenceParallel) {
+            collective(name, CollectiveType::AllGather, "tp", pipeBytes());
+        }
+    }
 
     void forwardPass(uint32_t vs, uint32_t mb) {
         m_prefix = "mb" + std::to_string(mb) + ".";
@@ -209,6 +217,7 @@ private:
         auto enter = [&]() { weightsFor(chunk, units - 1 - next++, false, mb); };
         if (vs > 0) {
             receive("recv.act", rankAtStage((vs - 1) % p.pp), pipeBytes(), tag(kPipeForward, m_step, vs, mb));
+            gatherPipe("recv.act.ag");
         } else {
             enter();
             embeddingForward();
@@ -219,9 +228,7 @@ private:
             layerForward(l, mb, false);
         }
         if (vs + 1 == virtualStages()) {
-            if (m.headParams() > 0) {
-                enter();
-            }
+            enter();
             lmHead(false);
         } else {
             send("send.act", rankAtStage((vs + 1) % p.pp), pipeBytes(), tag(kPipeForward, m_step, vs + 1, mb),
@@ -243,12 +250,11 @@ private:
         if (vs + 1 < virtualStages()) {
             receive("recv.grad", rankAtStage((vs + 1) % p.pp), pipeBytes(),
                     tag(kPipeBackward, m_step, vs, mb));
-        } else if (m.headParams() > 0) {
+            gatherPipe("recv.grad.ag");
+        } else {
             enter();
             lmHead(true);
             done();
-        } else {
-            lmHead(true);
         }
         const LayerRange layers = layersOfVirtualStage(m.layers, virtualStages(), vs);
         for (uint32_t i = layers.count; i-- > 0;) {
@@ -534,8 +540,8 @@ private:
         for (uint32_t chunk = 0; chunk < p.vpp; ++chunk) {
             const uint32_t vs = chunk * p.pp + m_c.pp;
             std::vector<ParamUnit>& units = m_units[chunk];
-            if (vs + 1 == virtualStages() && m.headParams() > 0) {
-                units.push_back({static_cast<double>(m.headParams()) / t, 0});
+            if (vs + 1 == virtualStages()) {  // the final norm (on every TP rank) and the LM head
+                units.push_back({static_cast<double>(m.headParams()) / t + double(m.finalNormParams()), 0});
             }
             const LayerRange layers = layersOfVirtualStage(m.layers, virtualStages(), vs);
             for (uint32_t i = layers.count; i-- > 0;) {
@@ -758,7 +764,7 @@ RankMemory StepBuilder::memoryOf(Rank rank) const {
             dense += static_cast<double>(m_model.embeddingParams()) / t;
         }
         if (vs + 1 == virtualStages) {
-            dense += static_cast<double>(m_model.headParams()) / t;
+            dense += static_cast<double>(m_model.headParams()) / t + double(m_model.finalNormParams());
         }
     }
     // The schedule's peak of live activations: a forward adds its chunk's, its backward frees them.

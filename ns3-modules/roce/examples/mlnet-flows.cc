@@ -23,6 +23,7 @@
 #include "model-rules.h"
 #include "network-description.h"
 #include "network/topology-description.h"
+#include "rate-trace.h"
 #include "result-writers.h"
 #include "roce-fabric.h"
 #include "roce-timing.h"
@@ -254,24 +255,9 @@ int run(int argc, char** argv) {
                  psToNs(r.finishPs - r.startPs), psToNs(r.idealPs)});
     });
     MonitorFiles monitors(network, config.pfcOutputFile, config.qlenMonFile, diag);
-    std::unique_ptr<LineStream> rates;
-    std::vector<std::pair<LineStream*, uint32_t>> rateContexts;  // one per NIC; outlives the run
+    std::unique_ptr<RateTrace> rates;
     if (!rateTrace.empty()) {
-        rates = std::make_unique<LineStream>(rateTrace, diag);
-        rateContexts.reserve(network.NumHosts());
-        for (uint32_t h = 0; h < network.NumHosts(); ++h) {
-            rateContexts.emplace_back(rates.get(), network.NodeIdOfHost(h));
-            network.Nic(h).TraceConnectWithoutContext(
-                "Rate", ns3::MakeBoundCallback(
-                            +[](std::pair<LineStream*, uint32_t>* ctx, uint64_t flow, uint64_t rateBps,
-                                uint64_t windowBytes) {
-                                ctx->first->add(std::to_string(psToNs(nowPs())) + " " +
-                                                std::to_string(ctx->second) + " " + std::to_string(flow) +
-                                                " " + std::to_string(rateBps) + " " +
-                                                std::to_string(windowBytes) + "\n");
-                            },
-                            &rateContexts.back()));
-        }
+        rates = std::make_unique<RateTrace>(network, rateTrace, std::nullopt, "--rate-trace", diag);
     }
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Error);
@@ -291,7 +277,7 @@ int run(int argc, char** argv) {
     fct.commit();
     monitors.commit();
     if (rates) {
-        rates->commit();
+        rates->Commit();
     }
     network.FinishCapture();
 

@@ -25,6 +25,7 @@
 #include "hang-detector.h"
 #include "model-rules.h"
 #include "network-description.h"
+#include "rate-trace.h"
 #include "result-writers.h"
 #include "roce-fabric.h"
 #include "roce-network-api.h"
@@ -50,6 +51,8 @@ namespace {
 
 struct Options {
     std::string workload, system, network, memory, groups = "empty", logical, outputDir, pcap, cc, ccPreset;
+    std::string rateTrace, rateTracePortText;
+    std::optional<SwitchPort> rateTracePort;
     std::string logging, loggingFolder, topology, workloadFormat, passesText;
     // Numbers and flags as typed; read through CliNumbers after parsing.
     std::string queuesPerDimText = "1", injectionScaleText = "1", commScaleText = "1", computeScaleText = "1";
@@ -68,8 +71,20 @@ struct Options {
                n.real("comm-scale", commScaleText, 1, 1, commScale) &&
                n.real("compute-scale", computeScaleText, 1, 1, computeScale) &&
                n.count("seed", seedText, 0, kMaxSeed, seed) &&
-               (maxMemoryText.empty() || n.bytes("max-memory", maxMemoryText, maxMemoryBytes));
+               (maxMemoryText.empty() || n.bytes("max-memory", maxMemoryText, maxMemoryBytes)) && readPort();
     }
+    bool readPort() {
+        if (rateTracePortText.empty()) {
+            return true;
+        }
+        rateTracePort = parseSwitchPort(rateTracePortText);
+        portError = !rateTracePort ? "--rate-trace-port=" + rateTracePortText +
+                                         ": expected NODE:PORT, a switch's node id and its egress port"
+                    : rateTrace.empty() ? "--rate-trace-port needs --rate-trace=FILE"
+                                        : "";
+        return portError.empty();
+    }
+    std::string portError;
 };
 
 // Timeline rows and fct.txt lines for every message of the trace.
@@ -234,6 +249,14 @@ int run(int argcGiven, char** argvGiven) {
         "refuse a run whose packet fabric would need more (e.g. 16GB; default: this machine's memory)",
         o.maxMemoryText);
     tool.AddText(cmd, "pcap", "also write every frame to this pcap file", o.pcap);
+    tool.AddText(cmd, "rate-trace",
+                 "write every QP rate/window change: time_ns src_node flow rate_bps window_bytes",
+                 o.rateTrace);
+    tool.AddText(
+        cmd, "rate-trace-port",
+        "with --rate-trace, only the flows through this switch egress port (NODE:PORT, as in qlen.txt), "
+        "each also at its first and last frame there",
+        o.rateTracePortText);
     cmd.AddValue("quiet", "no progress lines on stderr", o.quiet);
     cmd.AddValue("compare-analytical", "also run the congestion-aware analytical model and compare",
                  o.compareAnalytical);
@@ -244,7 +267,7 @@ int run(int argcGiven, char** argvGiven) {
     }
     CliNumbers numbers("mlnet-ns3");
     if (!o.read(numbers)) {
-        std::cerr << numbers.error() << "\n";
+        std::cerr << (o.portError.empty() ? numbers.error() : "mlnet-ns3: " + o.portError) << "\n";
         return 1;
     }
     ModelRules rules;
@@ -409,7 +432,8 @@ int run(int argcGiven, char** argvGiven) {
                         {out.pfc, "PFC output"},
                         {out.queues, "queue samples"},
                         {out.timeline, "timeline"},
-                        {o.pcap, "pcap (--pcap)"}},
+                        {o.pcap, "pcap (--pcap)"},
+                        {o.rateTrace, "rate trace (--rate-trace)"}},
                        read, diag);
     if (diag.hasErrors()) {
         std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
@@ -447,6 +471,7 @@ int run(int argcGiven, char** argvGiven) {
                        settings.priorityClasses.empty() ? std::vector<uint8_t>{settings.trafficClass}
                                                         : settings.priorityClasses);
     SimulationOptions simOptions;
+    simOptions.physical = setup.topology.get();
     simOptions.executor.overlapCollectives = overlap;
     simOptions.queuesPerDimension = o.queuesPerDim;
     simOptions.injectionScale = o.injectionScale;
@@ -461,6 +486,14 @@ int run(int argcGiven, char** argvGiven) {
     if (diag.hasErrors() || !simulation.valid()) {
         std::cerr << diag.format(Severity::Warning) << diag.format(Severity::Error);
         return 2;
+    }
+    std::unique_ptr<RateTrace> rates;
+    if (!o.rateTrace.empty()) {
+        rates = std::make_unique<RateTrace>(fabric, o.rateTrace, o.rateTracePort, "--rate-trace-port", diag);
+        if (diag.hasErrors()) {
+            std::cerr << diag.format(Severity::Error);
+            return 2;
+        }
     }
     MessageLog log(fabric, fct, timeline.get());
     api.setObserver(&log);
@@ -519,6 +552,9 @@ int run(int argcGiven, char** argvGiven) {
     printResultLines(run.outcome);
     fct.commit();
     monitors.commit();
+    if (rates) {
+        rates->Commit();
+    }
     fabric.FinishCapture();
     if (timeline) {
         timeline->close();

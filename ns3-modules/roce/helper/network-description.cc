@@ -8,8 +8,8 @@
 #include "cc-algorithm.h"
 #include "cc-selection.h"
 #include "network/topology-description.h"
-#include "simai/simai-config.h"
-#include "simai/simai-topology.h"
+#include "simai-config.h"
+#include "simai-topology.h"
 #include "util/json-section.h"
 #include "util/json-text.h"
 
@@ -191,15 +191,34 @@ void readCongestionControl(JsonSection& s, PacketModelSettings& p) {
             s.error("parameters", "expected an object of config.txt keys, e.g. {\"RATE_AI\": \"20Mb/s\"}");
             return;
         }
-        // Parameters are the "config" preset's values; any other preset takes its own and would ignore them.
-        if (s.has("preset") && p.ccPreset != "config") {
-            s.error("parameters", "apply only with the \"config\" preset; preset '" + p.ccPreset +
-                                      "' takes its own values and would ignore them (drop the preset, or "
-                                      "the parameters)");
+        // Parameters are the "config" preset's values; any other preset takes its own and would ignore them,
+        // except HAS_WIN, which every preset reads (it decides whether PFC-only flows keep a window).
+        const bool otherPreset = s.has("preset") && p.ccPreset != "config";
+        if (otherPreset) {
+            for (auto it = parameters->begin(); it != parameters->end(); ++it) {
+                if (it.key() != "HAS_WIN") {
+                    s.error("parameters",
+                            "'" + it.key() + "' applies only with the \"config\" preset; preset '" +
+                                p.ccPreset +
+                                "' takes its own values and would ignore it (drop the preset, or "
+                                "the parameter; HAS_WIN is the one key every preset reads)");
+                    return;
+                }
+            }
+        }
+        if (!otherPreset) {
+            p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
+            p.ccPreset = "config";
             return;
         }
-        p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), s.diag());
-        p.ccPreset = "config";
+        // HAS_WIN alone: the warnings about config.txt keys left to their defaults concern the config preset.
+        Diagnostics parsed;
+        p.ccParameters = hpccConfigFromJson(*parameters, s.path(), s.text(), parsed);
+        for (const Diagnostic& d : parsed.kept()) {
+            if (d.severity == Severity::Error) {
+                s.diag().error(d.text);
+            }
+        }
     }
 }
 

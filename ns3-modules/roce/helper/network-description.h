@@ -90,8 +90,8 @@ struct NetworkDescription {
 // Relative paths inside ASTRA-sim / HPCC configurations are taken from the working directory, as ASTRA-sim
 // does, and otherwise from the configuration's folder. `topologyFile`, for config.txt-style configurations
 // only, replaces their TOPOLOGY_FILE (SimAI passes its topology separately, -n FILE). A SimAI topology file
-// (simai/simai-topology.h) makes the configuration a SimAI.conf, read with SimAI's semantics
-// (simai/simai-config.h): GPUs are the hosts, NVSwitches the "scale-up" tier, which does not mark ECN.
+// (simai-topology.h) makes the configuration a SimAI.conf, read with SimAI's semantics
+// (simai-config.h): GPUs are the hosts, NVSwitches the "scale-up" tier, which does not mark ECN.
 std::optional<NetworkDescription> loadNetworkDescription(const std::string& path, Diagnostics& diag,
                                                          const std::string& topologyFile = "");
 

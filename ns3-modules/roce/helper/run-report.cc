@@ -46,7 +46,22 @@ NetworkTotals networkTotals(const RoceFabric& fabric) {
             }
             ++q.ports;
             q.maxBytes = std::max(q.maxBytes, sw->MaxQueueBytes(p));
-            histograms[tier].Merge(sw->QueueTime(p));
+            const QueueHistogram queue = sw->QueueTime(p);
+            histograms[tier].Merge(queue);
+            const double mean = queue.MeanBytes();
+            if (!npu && mean > 0 && (!t.busiest || mean > t.busiest->meanQueueBytes)) {
+                const uint32_t peer = spec.portPeer(sw->Vertex(), p);
+                t.busiest = BusiestPort{sw->NodeId(),
+                                        p,
+                                        spec.vertices[peer].originalId,
+                                        tier,
+                                        spec.tierName(peer),
+                                        sw->PortDevice(p)->RateBps(),
+                                        mean,
+                                        std::min(queue.QuantileBytes(0.99), sw->MaxQueueBytes(p)),
+                                        sw->MaxQueueBytes(p),
+                                        sw->PortDevice(p)->PausedPs()};
+            }
         }
     }
     for (auto& [tier, q] : t.tiers) {
@@ -89,6 +104,19 @@ nlohmann::ordered_json toJson(const NetworkTotals& t) {
         tiers[tier] = {{"ports", q.ports}, {"max_queue_bytes", q.maxBytes}, {"p99_queue_bytes", q.p99Bytes}};
     }
     j["queues_per_tier"] = tiers;
+    if (t.busiest) {
+        const BusiestPort& b = *t.busiest;
+        j["busiest_port"] = {{"node", b.nodeId},
+                             {"port", b.port},
+                             {"tier", b.tier},
+                             {"to_node", b.peerNodeId},
+                             {"to_tier", b.peerTier},
+                             {"rate_bps", b.rateBps},
+                             {"mean_queue_bytes", static_cast<uint64_t>(b.meanQueueBytes)},
+                             {"p99_queue_bytes", b.p99QueueBytes},
+                             {"max_queue_bytes", b.maxQueueBytes},
+                             {"paused_ns", psToNs(b.pausedPs)}};
+    }
     return j;
 }
 

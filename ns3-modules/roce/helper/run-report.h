@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "result-writers.h"
@@ -22,6 +23,18 @@ struct TierQueues {
     uint64_t p99Bytes = 0;  // over time and ports (0 without SwitchSettings::queueHistograms)
 };
 
+// The switch egress port whose queue was longest on average over the run: where congestion was worst.
+// mlnet-ns3 names it; its --rate-trace-port records the rates of the flows through it.
+struct BusiestPort {
+    uint32_t nodeId = 0, port = 0;  // the switch's node id in the topology, its egress port
+    uint32_t peerNodeId = 0;        // the node the port sends to
+    std::string tier, peerTier;
+    uint64_t rateBps = 0;
+    double meanQueueBytes = 0;
+    uint64_t p99QueueBytes = 0, maxQueueBytes = 0;
+    TimePs pausedPs = 0;  // the port's sending paused by PFC from its peer
+};
+
 struct NetworkTotals {
     uint64_t drops = 0;
     uint64_t pauseFrames = 0;  // PFC pause frames received (resumes not counted)
@@ -32,6 +45,7 @@ struct NetworkTotals {
     uint64_t dataPacketHops = 0;
     uint64_t deliveredBytes = 0;
     std::map<std::string, TierQueues> tiers;
+    std::optional<BusiestPort> busiest;  // with SwitchSettings::queueHistograms and a queue somewhere
     // Switches whose buffer held more than its size at some moment, and the largest excess. The buffer sets
     // aside one PFC headroom per port, as the reference does; lossless classes of one port that are paused at
     // once each fill a headroom, so together they can overfill it. Lossless means nothing is dropped, not

@@ -119,6 +119,7 @@ std::optional<AnalyticalComparison> compareAnalytical(const TraceSet& traces, co
                                                       Diagnostics& diag) {
     options.model = NetworkModel::CongestionAware;
     const Topology topology = Topology::fromSpec(setup.topology);
+    options.physical = setup.topology.get();
     const SimulationOutcome outcome =
         simulate(traces, system, topology, memory, options, diag, &setup.logical);
     if (diag.hasErrors()) {
@@ -245,6 +246,15 @@ void printNetworkSummary(const TrainingRun& run, const std::string& cc, const st
         std::printf("  %s queues: max %llu B, p99 %llu B over %llu ports\n", tier.c_str(),
                     static_cast<unsigned long long>(q.maxBytes), static_cast<unsigned long long>(q.p99Bytes),
                     static_cast<unsigned long long>(q.ports));
+    }
+    if (n.busiest) {
+        const BusiestPort& b = *n.busiest;
+        std::printf(
+            "  busiest port: %s %u port %u -> %s %u: mean queue %.0f B, p99 %llu B, max %llu B, paused "
+            "%.3f ms\n",
+            b.tier.c_str(), b.nodeId, b.port, b.peerTier.c_str(), b.peerNodeId, b.meanQueueBytes,
+            static_cast<unsigned long long>(b.p99QueueBytes),
+            static_cast<unsigned long long>(b.maxQueueBytes), static_cast<double>(b.pausedPs) / 1e9);
     }
     if (run.analytical) {
         const TimeNs packet = iterationTimeNs(run.outcome);

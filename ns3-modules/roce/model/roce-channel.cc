@@ -29,7 +29,7 @@ ns3::TypeId RoceChannel::GetTypeId() {
                           ns3::MakeDoubleAccessor(&RoceChannel::SetErrorRate, &RoceChannel::GetErrorRate),
                           ns3::MakeDoubleChecker<double>(0.0, 1.0))
             .AddTraceSource("Drop",
-                            "A frame was lost on the cable: the frame and why (random loss or link down).",
+                            "A frame was lost on the cable: packet, reason (random loss or link down).",
                             ns3::MakeTraceSourceAccessor(&RoceChannel::m_dropTrace),
                             "mlnet::roce::RoceChannel::DropCallback");
     return tid;

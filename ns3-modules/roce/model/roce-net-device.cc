@@ -33,10 +33,14 @@ ns3::TypeId RoceNetDevice::GetTypeId() {
                           ns3::MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
                           ns3::MakeDataRateChecker())
             .AddTraceSource("Pause",
-                            "A PFC frame was received: port, priority, pause (false: resume), quanta.",
+                            "A PFC frame arrived here, pausing or resuming this port's sending of a class: "
+                            "port (this device's index on its node), priority (the class, 0-7), pause "
+                            "(false: a resume), quanta (pause time in 512-bit times at the port's rate).",
                             ns3::MakeTraceSourceAccessor(&RoceNetDevice::m_pauseTrace),
                             "mlnet::roce::RoceNetDevice::PauseCallback")
-            .AddTraceSource("Tx", "A frame started on the wire.",
+            .AddTraceSource("Tx",
+                            "A frame started on the wire here: packet (kind, flow, sizes; valid during the "
+                            "call only).",
                             ns3::MakeTraceSourceAccessor(&RoceNetDevice::m_txTrace),
                             "mlnet::roce::RoceNetDevice::TxCallback");
     return tid;

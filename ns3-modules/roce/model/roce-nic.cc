@@ -27,7 +27,10 @@ ns3::TypeId RoceNic::GetTypeId() {
             .SetParent<ns3::Object>()
             .SetGroupName("Roce")
             .AddConstructor<RoceNic>()
-            .AddTraceSource("Rate", "A QP's rate or window changed: flow id, rate (b/s), window (B).",
+            .AddTraceSource("Rate",
+                            "A queue pair's congestion control set its rate or window: flowId (the message, "
+                            "or the connection with per-peer connections), rateBps (bit/s), windowBytes "
+                            "(bytes in flight allowed, 0: no window).",
                             ns3::MakeTraceSourceAccessor(&RoceNic::m_rateTrace),
                             "mlnet::roce::RoceNic::RateCallback");
     return tid;
@@ -55,6 +58,15 @@ void RoceNic::Setup(uint32_t host, std::vector<ns3::Ptr<RoceNetDevice>> ports, P
         }
         ports[p]->SetArrivalHint(&RoceNic::ExpectFrame, this);
     }
+}
+
+bool RoceNic::FlowRate(uint32_t qp, uint64_t flowId, uint64_t& rateBps, uint64_t& windowBytes) const {
+    if (qp >= m_qps.size() || m_qps[qp].state == QpState::Free || m_qps[qp].flowId != flowId) {
+        return false;
+    }
+    rateBps = m_qps[qp].cc->rateBps();
+    windowBytes = m_qps[qp].cc->windowBytes();
+    return true;
 }
 
 uint32_t RoceNic::PortTowards(uint32_t dstHost, uint32_t flowKey) const {

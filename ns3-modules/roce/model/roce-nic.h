@@ -145,6 +145,10 @@ public:
     // tracks completions). For measurements; scans the QPs.
     uint64_t AckedBytes(uint64_t flowId) const;
 
+    // The rate and window of QP `qp` if it still carries connection `flowId` (a data frame's srcQp and flow),
+    // for traces that meet a flow on its way.
+    bool FlowRate(uint32_t qp, uint64_t flowId, uint64_t& rateBps, uint64_t& windowBytes) const;
+
     // What each unfinished QP is doing, for hang reports.
     std::string DescribeActive() const;
 

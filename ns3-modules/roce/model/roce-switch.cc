@@ -16,21 +16,27 @@ ns3::TypeId RoceSwitch::GetTypeId() {
             .SetGroupName("Roce")
             .AddConstructor<RoceSwitch>()
             .AddTraceSource(
-                "Pfc", "The switch sent a PFC pause (true) or resume (false): node, port, priority.",
+                "Pfc",
+                "The switch sent a PFC frame upstream: node (the switch's node id in the topology), port "
+                "(the "
+                "ingress port whose queue crossed its threshold), priority (0-7), pause (false: a resume).",
                 ns3::MakeTraceSourceAccessor(&RoceSwitch::m_pfcTrace), "mlnet::roce::RoceSwitch::PfcCallback")
-            .AddTraceSource("Drop", "A packet was dropped: node, ingress port, packet, reason.",
+            .AddTraceSource("Drop",
+                            "The buffer had no room for a frame: node (the switch's node id in the "
+                            "topology), ingressPort, packet, reason.",
                             ns3::MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
                             "mlnet::roce::RoceSwitch::DropCallback")
             .AddTraceSource("EcnMark",
-                            "A data packet was CE-marked at dequeue: node, egress port, packet, the egress "
-                            "queue of its class after it left (bytes).",
+                            "A data packet was CE-marked at dequeue: node (the switch's node id in the "
+                            "topology), egressPort, packet, queueBytes (its class's egress queue after it "
+                            "left).",
                             ns3::MakeTraceSourceAccessor(&RoceSwitch::m_ecnTrace),
                             "mlnet::roce::RoceSwitch::MarkCallback")
             .AddTraceSource(
                 "QueueSample",
-                "An egress port's queue (bytes, all classes) at a dequeue, at most once per "
-                "SwitchSettings::queueSampleIntervalPs and only inside the sampling window: node, "
-                "port, bytes.",
+                "An egress port's queue at a dequeue, at most once per SwitchSettings::queueSampleIntervalPs "
+                "and only inside the sampling window: node (the switch's node id in the topology), port, "
+                "queueBytes (all classes).",
                 ns3::MakeTraceSourceAccessor(&RoceSwitch::m_queueSampleTrace),
                 "mlnet::roce::RoceSwitch::QueueSampleCallback");
     return tid;
@@ -299,6 +305,16 @@ TimePs QueueHistogram::TotalPs() const {
         total += ps;
     }
     return total;
+}
+
+double QueueHistogram::MeanBytes() const {
+    double byteTime = 0;
+    TimePs total = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+        byteTime += static_cast<double>(BucketUpperBytes(b)) * static_cast<double>(m_ps[b]);
+        total += m_ps[b];
+    }
+    return total ? byteTime / static_cast<double>(total) : 0;
 }
 
 uint64_t QueueHistogram::QuantileBytes(double fraction) const {

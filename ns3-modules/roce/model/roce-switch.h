@@ -54,6 +54,9 @@ public:
     // The smallest queue length at or below which the queue spent `fraction` of the time (bucket upper
     // bound).
     uint64_t QuantileBytes(double fraction) const;
+    // The queue's mean over the time recorded, each bucket counted at its upper bound (at most a quarter
+    // above the true mean): enough to tell which port held the most.
+    double MeanBytes() const;
     TimePs TotalPs() const;
 
 private:

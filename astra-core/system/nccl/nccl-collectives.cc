@@ -1,0 +1,912 @@
+#include "nccl-collectives.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace mlnet::nccl {
+
+namespace {
+
+// Protocol facts (NCCL 2.23, src/include/device.h, enqueue.cc): bytes per step of a connection's buffer and
+// what a line carries.
+constexpr uint64_t kSimpleStepBytes = (4u << 20) / 8;  // 4 MiB buffer, 8 steps
+constexpr uint64_t kLlStepDataBytes = 524288 / 8 / 2;  // half of each 16-byte line is data
+constexpr uint64_t kLl128StepDataBytes = 4915200 / 8 * 120 / 128;
+constexpr uint32_t kPipelineDepth = 2;  // ring loops in flight per channel
+
+enum Kind : uint32_t { kRing = 0, kTreeUp = 1, kTreeDown = 2, kP2p = 3, kPxn = 4 };
+
+double wireFactor(Proto p) {
+    return p == Proto::LL ? 2.0 : p == Proto::LL128 ? 128.0 / 120.0 : 1.0;
+}
+
+// The data of one chunk: ring Simple collectives move 4 steps per chunk, other algorithms one.
+uint64_t chunkBytes(Algo algo, Proto proto, Func func) {
+    switch (proto) {
+        case Proto::LL:
+            return kLlStepDataBytes;
+        case Proto::LL128:
+            return kLl128StepDataBytes;
+        case Proto::Simple:
+            break;
+    }
+    const bool ringFour = algo == Algo::Ring &&
+                          (func == Func::AllReduce || func == Func::AllGather || func == Func::ReduceScatter);
+    return kSimpleStepBytes * (ringFour ? 4 : 1);
+}
+
+// NCCL's double binary tree over n nodes (src/graph/trees.cc): tree 0, and tree 1 mirrored (n even) or
+// shifted (n odd), so that every node is a leaf in one of them.
+struct TreeLinks {
+    int parent = -1, child0 = -1, child1 = -1;
+};
+TreeLinks btree(int r, int n) {
+    int bit = 1;
+    while (bit < n && !(bit & r)) {
+        bit <<= 1;
+    }
+    TreeLinks t;
+    if (r == 0) {
+        t.child1 = n > 1 ? bit >> 1 : -1;
+        return t;
+    }
+    int up = (r ^ bit) | (bit << 1);
+    t.parent = up >= n ? r ^ bit : up;
+    int low = bit >> 1;
+    t.child0 = low ? r - low : -1;
+    for (; low; low >>= 1) {
+        if (r + low < n) {
+            t.child1 = r + low;
+            break;
+        }
+    }
+    return t;
+}
+TreeLinks dtree(int r, int n, int which) {
+    if (which == 0) {
+        return btree(r, n);
+    }
+    auto map = [&](int x, bool mirror) { return x < 0 ? -1 : mirror ? n - 1 - x : (x + 1) % n; };
+    if (n % 2 == 0) {
+        const TreeLinks t = btree(n - 1 - r, n);
+        return {map(t.parent, true), map(t.child0, true), map(t.child1, true)};
+    }
+    const TreeLinks t = btree((r - 1 + n) % n, n);
+    return {map(t.parent, false), map(t.child0, false), map(t.child1, false)};
+}
+
+Func funcOf(CollectiveType type, bool& supported) {
+    supported = true;
+    switch (type) {
+        case CollectiveType::AllReduce:
+            return Func::AllReduce;
+        case CollectiveType::AllGather:
+            return Func::AllGather;
+        case CollectiveType::ReduceScatter:
+            return Func::ReduceScatter;
+        case CollectiveType::Broadcast:
+            return Func::Broadcast;
+        case CollectiveType::Reduce:
+            return Func::Reduce;
+        default:
+            supported = false;
+            return Func::AllReduce;
+    }
+}
+
+}  // namespace
+
+// One collective of one communicator: the plan every member agreed on and every member's progress.
+class NcclCollectives::Op {
+public:
+    Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t sequence, const std::vector<Rank>& members,
+       const TraceNode& node)
+        : m_owner(owner),
+          m_group(denseGroup),
+          m_sequence(sequence),
+          m_ranks(members),
+          m_type(node.collective),
+          m_nodeBytes(node.commSizeBytes) {
+        const uint32_t n = static_cast<uint32_t>(members.size());
+        m_members.resize(n);
+        const NcclTopology& topo = owner.m_topology;
+        m_shape = topo.shapeOf(members);
+        // Servers in order of first appearance, their members by local index.
+        std::vector<std::pair<uint32_t, std::vector<uint32_t>>> servers;
+        for (uint32_t pos = 0; pos < n; ++pos) {
+            const uint32_t s = topo.serverOf(members[pos]);
+            auto it =
+                std::find_if(servers.begin(), servers.end(), [&](const auto& e) { return e.first == s; });
+            if (it == servers.end()) {
+                servers.push_back({s, {}});
+                it = servers.end() - 1;
+            }
+            it->second.push_back(pos);
+        }
+        for (auto& [server, positions] : servers) {
+            std::sort(positions.begin(), positions.end(), [&](uint32_t a, uint32_t b) {
+                return topo.localIndexOf(members[a]) < topo.localIndexOf(members[b]);
+            });
+            m_servers.push_back(positions);
+        }
+        if (m_type == CollectiveType::AllToAll) {
+            planAllToAll(node.commSizeBytes);
+            return;
+        }
+        bool supported = true;
+        m_func = funcOf(m_type, supported);
+        m_bytes = m_func == Func::AllGather ? node.commSizeBytes * n : node.commSizeBytes;
+        const Channels ch = computeChannels(m_shape, owner.m_config.env);
+        NcclEnv env = owner.m_config.env;
+        // The algorithms this engine moves data for: in-network reductions (NVLS, CollNet) and PAT need
+        // support from the network that the backends do not offer yet.
+        for (Algo a : {Algo::CollNetDirect, Algo::CollNetChain, Algo::Nvls, Algo::NvlsTree, Algo::Pat}) {
+            env.algoAllowed[static_cast<int>(a)] = false;
+        }
+        m_choice = chooseAlgorithm(m_func, m_bytes, m_shape, ch, env);
+        if (!m_choice.valid()) {
+            throw std::invalid_argument(std::string("NCCL: no algorithm and protocol allowed for ") +
+                                        std::string(toString(m_type)) + " (check NCCL_ALGO / NCCL_PROTO)");
+        }
+        m_chunk = chunkBytes(m_choice.algo, m_choice.proto, m_func);
+        if (m_choice.algo == Algo::Tree && m_choice.proto == Proto::LL128) {
+            // Smaller chunks when the tree would hold few (enqueue.cc's clamp, NCCL 2.23).
+            const uint32_t nodes = std::max<uint32_t>(1, static_cast<uint32_t>(m_servers.size()));
+            const double ppn = static_cast<double>(size()) / nodes;
+            const double steps = 1 + std::log2(static_cast<double>(nodes)) + 0.1 * ppn;
+            const auto chunksPerChannel = [&] {
+                return static_cast<double>(m_bytes / (uint64_t{m_choice.nChannels} * m_chunk));
+            };
+            while (chunksPerChannel() < steps * 64 / ppn && m_chunk > (128u << 10)) {
+                m_chunk /= 2;
+            }
+            while (chunksPerChannel() < steps * 16 / ppn && m_chunk > (32u << 10)) {
+                m_chunk /= 2;
+            }
+        }
+        // The channels' GPU side: each moves its share of the bus bandwidth.
+        m_channelBytesPerUs = m_choice.busBwGBps * 1e3 / m_choice.nChannels;
+        planChannels();
+    }
+
+    uint32_t size() const { return static_cast<uint32_t>(m_ranks.size()); }
+    const Choice& choice() const { return m_choice; }
+    bool matches(const TraceNode& node) const {
+        return node.collective == m_type && node.commSizeBytes == m_nodeBytes;
+    }
+    std::string what() const {
+        return std::string(toString(m_type)) + " of " + std::to_string(m_nodeBytes) + " B";
+    }
+    bool finished() const { return m_finished == m_ranks.size(); }
+
+    // Member `pos` issued the collective: its part starts after the base latency.
+    void join(uint32_t pos, Callback done, uint32_t record) {
+        Member& m = m_members[pos];
+        m.done = done;
+        m.record = record;
+        m.joined = true;
+        const TimeNs base =
+            static_cast<TimeNs>(std::llround(baseLatencyUs(m_choice.algo, m_choice.proto) * 1e3));
+        m_owner.m_network.schedule(base, makeCallback<&Op::start>(this, pos));
+    }
+
+    std::string describe(uint32_t pos) const {
+        const Member& m = m_members[pos];
+        std::ostringstream s;
+        s << toString(m_type) << " on communicator " << m_group << " (NCCL " << algoName(m_choice.algo) << "/"
+          << protoName(m_choice.proto) << ", " << m_choice.nChannels << " channels): " << m.unitsLeft
+          << " transfers of this rank unfinished";
+        return s.str();
+    }
+
+private:
+    struct ChannelPlan {
+        uint64_t bytes = 0;  // this channel's share of the buffer (per rank, in the collective's own terms)
+        std::vector<uint32_t> ring;       // member positions in ring order
+        std::vector<uint32_t> ringIndex;  // position -> index in ring
+        std::vector<TreeLinks> tree;      // per position: parent and up to three children (tree all-reduce)
+        std::vector<std::vector<uint32_t>> children;
+    };
+    struct Slot {  // one chunk in flight on one channel of one member
+        uint32_t step = 0;
+        uint32_t received = 0;
+        uint32_t sendsLeft = 0;
+        bool active = false;
+        uint64_t piece = 0;
+    };
+    struct ChannelState {
+        uint32_t nextChunk = 0, chunksDone = 0, chunks = 0;
+        std::vector<Slot> slots;
+    };
+    // A message's way, as the network matches it: (from, to, channel, kind, slot).
+    using Way = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
+    struct Member {
+        bool joined = false;
+        Callback done;
+        uint32_t record = 0;
+        uint64_t unitsLeft = 0;  // channels (collectives) or transfers (all-to-all) still to finish
+        std::vector<ChannelState> channels;
+    };
+
+    // Packs (member position, channel, slot) into a callback argument.
+    static uint64_t pack(uint32_t pos, uint32_t channel, uint32_t slot, uint32_t extra = 0) {
+        return uint64_t{pos} | uint64_t{channel} << 24 | uint64_t{slot} << 32 | uint64_t{extra} << 40;
+    }
+    static uint32_t posOf(uint64_t a) { return a & 0xffffff; }
+    static uint32_t channelOf(uint64_t a) { return (a >> 24) & 0xff; }
+    static uint32_t slotOf(uint64_t a) { return (a >> 32) & 0xff; }
+    static uint32_t extraOf(uint64_t a) { return static_cast<uint32_t>(a >> 40); }
+
+    void planChannels() {
+        const uint32_t n = size(), nc = m_choice.nChannels;
+        m_plans.resize(nc);
+        // Each rank's share of the data in the collective's own terms: all-reduce, broadcast, reduce and
+        // tree: the buffer; all-gather: the rank's shard; reduce-scatter: the rank's output.
+        const uint64_t perRank = m_func == Func::AllGather       ? m_bytes / n
+                                 : m_func == Func::ReduceScatter ? m_bytes / n
+                                                                 : m_bytes;
+        for (uint32_t c = 0; c < nc; ++c) {
+            ChannelPlan& p = m_plans[c];
+            p.bytes = perRank / nc + (c < perRank % nc ? 1 : 0);
+            if (m_choice.algo == Algo::Tree) {
+                planTree(c, p);
+            } else {
+                planRing(c, p);
+            }
+        }
+        // A tree's reduce (up) and broadcast (down) run as two independent pipelines in NCCL (hop by hop,
+        // each connection with its own steps), so a member holds a chunk from its reduction until the
+        // broadcast brings it back: enough chunks in flight to cover that round trip keep the hops busy.
+        if (m_choice.algo == Algo::Tree) {
+            std::size_t longestChain = 0;
+            for (const auto& server : m_servers) {
+                longestChain = std::max(longestChain, server.size());
+            }
+            uint32_t levels = 0;
+            while ((std::size_t{1} << levels) < m_servers.size()) {
+                ++levels;
+            }
+            m_depth = std::min<uint32_t>(64, 2 * (static_cast<uint32_t>(longestChain) + levels) + 2);
+        }
+        for (Member& m : m_members) {
+            m.channels.resize(nc);
+            for (ChannelState& ch : m.channels) {
+                ch.slots.resize(m_depth);
+            }
+            m.unitsLeft = nc;
+            for (uint32_t c = 0; c < nc; ++c) {
+                m.channels[c].chunks = static_cast<uint32_t>(chunksOf(m_plans[c].bytes));
+            }
+        }
+    }
+
+    uint64_t loopBytes() const {
+        // A ring all-reduce loop moves a chunk per rank (n chunks); the others a chunk.
+        return m_choice.algo == Algo::Ring && m_func == Func::AllReduce ? m_chunk * size() : m_chunk;
+    }
+    uint64_t chunksOf(uint64_t bytes) const {
+        return std::max<uint64_t>(1, (bytes + loopBytes() - 1) / loopBytes());
+    }
+    // The piece a step of chunk `k` moves (the last chunk is what is left).
+    uint64_t pieceOf(uint32_t channel, uint32_t k) const {
+        const uint64_t bytes = m_plans[channel].bytes, loop = loopBytes();
+        const uint64_t rest = bytes > uint64_t{k} * loop ? bytes - uint64_t{k} * loop : 0;
+        const uint64_t inLoop = std::min(rest, loop);
+        return m_choice.algo == Algo::Ring && m_func == Func::AllReduce ? (inLoop + size() - 1) / size()
+                                                                        : inLoop;
+    }
+
+    void planRing(uint32_t c, ChannelPlan& p) {
+        // Servers in turn; inside a server from the channel's starting GPU, odd servers backwards, so the
+        // ring leaves a server and enters the next on the same rail (NCCL's alternating rings).
+        for (std::size_t k = 0; k < m_servers.size(); ++k) {
+            const std::vector<uint32_t>& s = m_servers[k];
+            std::vector<uint32_t> order;
+            for (std::size_t i = 0; i < s.size(); ++i) {
+                order.push_back(s[(c + i) % s.size()]);
+            }
+            if (k % 2 == 1) {
+                std::reverse(order.begin(), order.end());
+            }
+            p.ring.insert(p.ring.end(), order.begin(), order.end());
+        }
+        p.ringIndex.assign(size(), 0);
+        for (uint32_t i = 0; i < p.ring.size(); ++i) {
+            p.ringIndex[p.ring[i]] = i;
+        }
+    }
+
+    void planTree(uint32_t c, ChannelPlan& p) {
+        // A chain inside each server from the GPU that holds the server's tree links, and the servers on a
+        // double binary tree (tree c % 2).
+        const int nodes = static_cast<int>(m_servers.size());
+        p.tree.assign(size(), TreeLinks{});
+        p.children.assign(size(), {});
+        std::vector<uint32_t> head(m_servers.size());
+        for (std::size_t k = 0; k < m_servers.size(); ++k) {
+            const std::vector<uint32_t>& s = m_servers[k];
+            const std::size_t start = (c / 2) % s.size();
+            std::vector<uint32_t> chain;
+            for (std::size_t i = 0; i < s.size(); ++i) {
+                chain.push_back(s[(start + i) % s.size()]);
+            }
+            head[k] = chain[0];
+            for (std::size_t i = 1; i < chain.size(); ++i) {
+                p.tree[chain[i]].parent = static_cast<int>(chain[i - 1]);
+                p.children[chain[i - 1]].push_back(chain[i]);
+            }
+        }
+        for (int k = 0; k < nodes; ++k) {
+            const TreeLinks t = dtree(k, nodes, static_cast<int>(c % 2));
+            const uint32_t h = head[static_cast<std::size_t>(k)];
+            p.tree[h].parent = t.parent < 0 ? -1 : static_cast<int>(head[static_cast<std::size_t>(t.parent)]);
+            for (int child : {t.child0, t.child1}) {
+                if (child >= 0) {
+                    p.children[h].push_back(head[static_cast<std::size_t>(child)]);
+                }
+            }
+        }
+    }
+
+    // --- common machinery ----------------------------------------------------------------------------------
+
+    Hop hopBetween(uint32_t a, uint32_t b) const {
+        const NcclTopology& t = m_owner.m_topology;
+        if (t.serverOf(m_ranks[a]) != t.serverOf(m_ranks[b])) {
+            return Hop::Net;
+        }
+        return m_shape.nvswitch ? Hop::Nvlink : Hop::Pci;
+    }
+
+    // Sends `bytes` of data from member `from` to member `to` on (channel, kind, slot): the message carries
+    // the protocol's overhead; its data is ready at the receiver no earlier than the hop latency plus the
+    // bytes at the channel's GPU rate after now. `sent` fires at the sender when the network is done with it.
+    // One channel's SM works through its steps one at a time, so the chunks a channel has in flight share its
+    // rate; a tree's broadcast to its children is one pass (samePass: the children after the first).
+    void transfer(uint32_t from, uint32_t to, uint32_t channel, uint32_t kind, uint32_t slot, uint64_t bytes,
+                  Callback sent, bool samePass = false) {
+        NetworkApi& net = m_owner.m_network;
+        const TimeNs hopNs = static_cast<TimeNs>(
+            std::llround(hopLatencyUs(m_choice.algo, m_choice.proto, hopBetween(from, to)) * 1e3));
+        const TimeNs workNs =
+            static_cast<TimeNs>(std::llround(static_cast<double>(bytes) / m_channelBytesPerUs * 1e3));
+        TimeNs doneNs = net.now() + workNs;
+        if (kind == kRing || kind == kTreeUp || kind == kTreeDown) {
+            const std::size_t key = (std::size_t{from} * m_choice.nChannels + channel) * 3 + kind;
+            if (m_smFreeNs.size() <= key) {
+                m_smFreeNs.resize(std::size_t{size()} * m_choice.nChannels * 3, 0);
+            }
+            doneNs = samePass ? m_smFreeNs[key] : std::max(m_smFreeNs[key], net.now()) + workNs;
+            m_smFreeNs[key] = doneNs;
+        }
+        // Sender-side ready times of the messages on their way, FIFO per way as the network matches them: the
+        // GPU side of this hop.
+        m_ready[Way{from, to, channel, kind, slot}].push_back(doneNs + hopNs);
+        const uint64_t wire =
+            std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
+        ++m_owner.m_messages;
+        net.send(m_ranks[from], m_ranks[to], ncclTag(m_group, m_sequence, channel, kind, slot), wire, 0,
+                 sent);
+    }
+
+    // Posts member `to`'s receive of the next message from `from`; `handler` runs when its data is ready.
+    void expect(uint32_t from, uint32_t to, uint32_t channel, uint32_t kind, uint32_t slot, uint64_t bytes,
+                Callback handler) {
+        const uint64_t wire =
+            std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
+        m_pending.push_back({Way{from, to, channel, kind, slot}, handler});
+        m_owner.m_network.recv(m_ranks[from], m_ranks[to], ncclTag(m_group, m_sequence, channel, kind, slot),
+                               wire, makeCallback<&Op::arrived>(this, m_pending.size() - 1));
+    }
+    struct Pending {
+        Way way;
+        Callback handler;
+    };
+    // The network delivered: wait, if need be, for the sender's GPU side.
+    void arrived(uint64_t index) {
+        const Pending p = m_pending[index];
+        std::deque<TimeNs>& q = m_ready[p.way];
+        const TimeNs readyAt = q.empty() ? 0 : q.front();
+        if (!q.empty()) {
+            q.pop_front();
+        }
+        const TimeNs now = m_owner.m_network.now();
+        m_owner.m_network.schedule(readyAt > now ? readyAt - now : 0, p.handler);
+    }
+
+    void start(uint64_t pos) {
+        for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
+            for (uint32_t s = 0; s < m_depth; ++s) {
+                startChunk(static_cast<uint32_t>(pos), c);
+            }
+        }
+    }
+
+    // Chunk k rides slot k % depth on every member (its messages' tags agree), so it waits until the chunk
+    // before it in that slot is done here: chunks can finish out of order.
+    bool startChunk(uint32_t pos, uint32_t c) {
+        ChannelState& ch = m_members[pos].channels[c];
+        if (ch.nextChunk >= ch.chunks || ch.slots[ch.nextChunk % m_depth].active) {
+            return false;
+        }
+        const uint32_t k = ch.nextChunk++;
+        const uint32_t slot = k % m_depth;
+        Slot& s = ch.slots[slot];
+        s = Slot{};
+        s.active = true;
+        s.piece = pieceOf(c, k);
+        m_choice.algo == Algo::Tree ? treeStart(pos, c, slot) : ringStart(pos, c, slot);
+        return true;
+    }
+
+    void chunkDone(uint32_t pos, uint32_t c, uint32_t slot) {
+        ChannelState& ch = m_members[pos].channels[c];
+        ch.slots[slot].active = false;
+        if (++ch.chunksDone == ch.chunks) {
+            memberUnitDone(pos);
+            return;
+        }
+        while (startChunk(pos, c)) {
+        }
+    }
+
+    void memberUnitDone(uint32_t pos) {
+        Member& m = m_members[pos];
+        if (--m.unitsLeft > 0) {
+            return;
+        }
+        NcclCollectives::Record& r = m_owner.m_records[m.record];
+        r.endNs = m_owner.m_network.now();
+        ++m_finished;
+        m.done();  // may destroy this Op (the owner erases finished ones): nothing after this line
+    }
+
+    // --- ring
+    // ------------------------------------------------------------------------------------------------
+
+    // Steps a ring member takes per chunk: all-reduce 2(n-1) sends and receives; all-gather and
+    // reduce-scatter n-1; broadcast and reduce: the chain from the root (position 0 of the communicator).
+    uint32_t ringSteps() const {
+        const uint32_t n = size();
+        return m_func == Func::AllReduce ? 2 * (n - 1) : n - 1;
+    }
+    // Broadcast/reduce: a member's place in the chain counted from the root.
+    uint32_t chainIndex(uint32_t c, uint32_t pos) const {
+        const ChannelPlan& p = m_plans[c];
+        const uint32_t n = size(), root = p.ringIndex[0];
+        return (p.ringIndex[pos] + n - root) % n;
+    }
+    bool rooted() const { return m_func == Func::Broadcast || m_func == Func::Reduce; }
+
+    void ringStart(uint32_t pos, uint32_t c, uint32_t slot) {
+        const ChannelPlan& p = m_plans[c];
+        const uint32_t n = size(), i = p.ringIndex[pos];
+        const uint32_t next = p.ring[(i + 1) % n], prev = p.ring[(i + n - 1) % n];
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        if (rooted()) {
+            // Broadcast flows from the root down the chain; reduce flows up it to the root (the reverse).
+            const uint32_t at = chainIndex(c, pos);
+            const bool bcast = m_func == Func::Broadcast;
+            const bool first = bcast ? at == 0 : at == n - 1, last = bcast ? at == n - 1 : at == 0;
+            const uint32_t to = bcast ? next : prev, from = bcast ? prev : next;
+            s.sendsLeft = last ? 0 : 1;
+            if (!first) {
+                expect(from, pos, c, kRing, slot, s.piece,
+                       makeCallback<&Op::chainReceived>(this, pack(pos, c, slot, to)));
+            } else {
+                transfer(pos, to, c, kRing, slot, s.piece,
+                         makeCallback<&Op::ringSent>(this, pack(pos, c, slot)));
+            }
+            if (first && last) {
+                chunkDone(pos, c, slot);
+            }
+            return;
+        }
+        const uint32_t steps = ringSteps();
+        s.sendsLeft = steps;
+        s.received = 0;
+        // Every step's receive is posted now, in order; each completed receive releases the next send.
+        for (uint32_t k = 0; k < steps; ++k) {
+            expect(prev, pos, c, kRing, slot, s.piece,
+                   makeCallback<&Op::ringReceived>(this, pack(pos, c, slot)));
+        }
+        transfer(pos, next, c, kRing, slot, s.piece, makeCallback<&Op::ringSent>(this, pack(pos, c, slot)));
+    }
+
+    void ringReceived(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        const uint32_t steps = ringSteps();
+        if (++s.received < steps) {
+            const ChannelPlan& p = m_plans[c];
+            const uint32_t next = p.ring[(p.ringIndex[pos] + 1) % size()];
+            transfer(pos, next, c, kRing, slot, s.piece,
+                     makeCallback<&Op::ringSent>(this, pack(pos, c, slot)));
+        }
+        ringMaybeDone(pos, c, slot);
+    }
+
+    void chainReceived(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        s.received = 1;
+        if (s.sendsLeft > 0) {
+            transfer(pos, extraOf(a), c, kRing, slot, s.piece,
+                     makeCallback<&Op::ringSent>(this, pack(pos, c, slot)));
+        } else {
+            chunkDone(pos, c, slot);
+        }
+    }
+
+    void ringSent(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        --s.sendsLeft;
+        if (rooted()) {
+            if (s.sendsLeft == 0) {
+                chunkDone(pos, c, slot);
+            }
+            return;
+        }
+        ringMaybeDone(pos, c, slot);
+    }
+
+    void ringMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        if (s.active && s.sendsLeft == 0 && s.received == ringSteps()) {
+            chunkDone(pos, c, slot);
+        }
+    }
+
+    // --- tree
+    // ------------------------------------------------------------------------------------------------
+
+    void treeStart(uint32_t pos, uint32_t c, uint32_t slot) {
+        const ChannelPlan& p = m_plans[c];
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        const std::vector<uint32_t>& kids = p.children[pos];
+        // Sends: one up (unless the root) and one down to each child; receives: each child's up, the
+        // parent's down.
+        s.sendsLeft = static_cast<uint32_t>(kids.size()) + (p.tree[pos].parent >= 0 ? 1 : 0);
+        s.received = 0;
+        for (uint32_t child : kids) {
+            expect(child, pos, c, kTreeUp, slot, s.piece,
+                   makeCallback<&Op::treeUpReceived>(this, pack(pos, c, slot)));
+        }
+        if (p.tree[pos].parent >= 0) {
+            expect(static_cast<uint32_t>(p.tree[pos].parent), pos, c, kTreeDown, slot, s.piece,
+                   makeCallback<&Op::treeDownReceived>(this, pack(pos, c, slot)));
+        }
+        if (kids.empty()) {
+            treeReduced(pos, c, slot);
+        }
+    }
+
+    void treeUpReceived(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        if (++s.received == m_plans[c].children[pos].size()) {
+            treeReduced(pos, c, slot);
+        }
+    }
+
+    // Every child's part is in: up to the parent, or, at the root, down to the children.
+    void treeReduced(uint32_t pos, uint32_t c, uint32_t slot) {
+        const ChannelPlan& p = m_plans[c];
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        if (p.tree[pos].parent >= 0) {
+            transfer(pos, static_cast<uint32_t>(p.tree[pos].parent), c, kTreeUp, slot, s.piece,
+                     makeCallback<&Op::treeSent>(this, pack(pos, c, slot)));
+            return;
+        }
+        treeBroadcast(pos, c, slot);
+    }
+
+    void treeDownReceived(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        ++m_members[pos].channels[c].slots[slot].received;
+        treeBroadcast(pos, c, slot);
+    }
+
+    void treeBroadcast(uint32_t pos, uint32_t c, uint32_t slot) {
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        bool first = true;
+        for (uint32_t child : m_plans[c].children[pos]) {
+            transfer(pos, child, c, kTreeDown, slot, s.piece,
+                     makeCallback<&Op::treeSent>(this, pack(pos, c, slot)), !first);
+            first = false;
+        }
+        treeMaybeDone(pos, c, slot);
+    }
+
+    void treeSent(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        --m_members[pos].channels[c].slots[slot].sendsLeft;
+        treeMaybeDone(pos, c, slot);
+    }
+
+    void treeMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
+        const ChannelPlan& p = m_plans[c];
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        const uint32_t expected =
+            static_cast<uint32_t>(p.children[pos].size()) + (p.tree[pos].parent >= 0 ? 1 : 0);
+        if (s.active && s.sendsLeft == 0 && s.received == expected) {
+            chunkDone(pos, c, slot);
+        }
+    }
+
+    // --- all-to-all
+    // --------------------------------------------------------------------------------------------
+
+    void planAllToAll(uint64_t commSize) {
+        const uint32_t n = size();
+        const Channels ch = computeChannels(m_shape, m_owner.m_config.env);
+        // Point to point rides the ring's connections: its hop latencies, Simple, the per-peer channels.
+        m_choice.algo = Algo::Ring;
+        m_choice.proto = Proto::Simple;
+        m_choice.busBwGBps = (m_shape.nNodes > 1 ? ch.ring.bwInter : ch.ring.bwIntra) * ch.ring.nChannels;
+        m_choice.algBwGBps = m_choice.busBwGBps;
+        m_bytes = commSize;
+        m_peerBytes = commSize / n;
+        // NCCL 2.23's split of one peer's data over its channels (enqueue.cc): parts of at least stepSize/2
+        // between servers (stepSize/8 inside one), on no more than the per-peer channels.
+        const uint64_t step = m_shape.nNodes > 1 ? (128u << 10) : (512u << 10);
+        const uint64_t minPart = m_shape.nNodes > 1 ? step / 2 : step / 8;
+        uint32_t nChMin = ch.p2pChannelsPerPeer;
+        while (nChMin * n > ch.p2pChannels && nChMin > 1) {
+            nChMin /= 2;
+        }
+        m_peerChannels = static_cast<uint32_t>(
+            std::max<uint64_t>(1, std::min<uint64_t>(nChMin, (m_peerBytes + minPart - 1) / minPart)));
+        m_choice.nChannels = m_peerChannels;
+        // A channel's GPU side moves a search channel's speed.
+        m_channelBytesPerUs = (m_shape.nNodes > 1 ? ch.ring.bwInter : ch.ring.bwIntra) * 1e3;
+        for (Member& m : m_members) {
+            // Each peer's parts out and in.
+            m.unitsLeft = uint64_t{2} * (n - 1) * m_peerChannels;
+        }
+    }
+
+    uint64_t partOf(uint32_t c) const {
+        return m_peerBytes / m_peerChannels + (c < m_peerBytes % m_peerChannels ? 1 : 0);
+    }
+
+    // The member that forwards `from`'s data to `to`: with PXN, when they are on different servers, the GPU
+    // of `from`'s server on `to`'s rail (its local index); else `from` itself.
+    uint32_t proxyOf(uint32_t from, uint32_t to) const {
+        const NcclTopology& t = m_owner.m_topology;
+        if (!m_owner.m_config.env.pxn || t.serverOf(m_ranks[from]) == t.serverOf(m_ranks[to])) {
+            return from;
+        }
+        const Rank proxy = t.localPeer(m_ranks[from], t.localIndexOf(m_ranks[to]));
+        const auto it = std::lower_bound(m_ranks.begin(), m_ranks.end(), proxy);
+        return it != m_ranks.end() && *it == proxy ? static_cast<uint32_t>(it - m_ranks.begin()) : from;
+    }
+
+public:
+    // All-to-all: member `pos` sends its part to every peer, the nearest first as NCCL's rounds do, and
+    // expects every peer's.
+    void startAllToAll(uint64_t pos64) {
+        const uint32_t pos = static_cast<uint32_t>(pos64), n = size();
+        for (uint32_t delta = 1; delta < n; ++delta) {
+            const uint32_t to = (pos + delta) % n, from = (pos + n - delta) % n;
+            const uint32_t inbound = proxyOf(from, pos), outbound = proxyOf(pos, to);
+            for (uint32_t c = 0; c < m_peerChannels; ++c) {
+                // The slot names the data's origin: a proxy forwards several origins to one destination.
+                expect(inbound, pos, c, kP2p, from, partOf(c),
+                       makeCallback<&Op::p2pReceived>(this, pack(pos, c, 0)));
+                if (outbound != pos) {
+                    m_forwards.push_back({outbound, to, pos, c});
+                    expect(pos, outbound, c, kPxn, to, partOf(c),
+                           makeCallback<&Op::pxnReceived>(this, m_forwards.size() - 1));
+                    transfer(pos, outbound, c, kPxn, to, partOf(c), Callback{});
+                } else {
+                    transfer(pos, to, c, kP2p, pos, partOf(c),
+                             makeCallback<&Op::p2pSent>(this, pack(pos, c, 0)));
+                }
+            }
+        }
+    }
+
+    void joinAllToAll(uint32_t pos, Callback done, uint32_t record) {
+        Member& m = m_members[pos];
+        m.done = done;
+        m.record = record;
+        m.joined = true;
+        m_owner.m_network.schedule(0, makeCallback<&Op::startAllToAll>(this, pos));
+    }
+    bool isAllToAll() const { return m_type == CollectiveType::AllToAll; }
+
+private:
+    // A proxy has a part of `origin` for `to`: forward it; the origin's send is done when it arrives.
+    void pxnReceived(uint64_t index) {
+        const Forward f = m_forwards[index];
+        transfer(f.proxy, f.to, f.channel, kP2p, f.origin, partOf(f.channel),
+                 makeCallback<&Op::p2pSent>(this, pack(f.origin, f.channel, 0)));
+    }
+    void p2pSent(uint64_t a) { memberUnitDone(posOf(a)); }
+    void p2pReceived(uint64_t a) { memberUnitDone(posOf(a)); }
+
+    NcclCollectives& m_owner;
+    uint32_t m_group, m_sequence;
+    std::vector<Rank> m_ranks;
+    CollectiveType m_type;
+    uint64_t m_nodeBytes;  // the trace's comm_size, which every member's node must repeat
+    Func m_func = Func::AllReduce;
+    CommShape m_shape;
+    Choice m_choice;
+    uint64_t m_bytes = 0, m_chunk = 0;
+    double m_channelBytesPerUs = 1;
+    std::vector<std::vector<uint32_t>> m_servers;  // member positions per server, by local index
+    std::vector<ChannelPlan> m_plans;
+    std::vector<Member> m_members;
+    std::vector<Pending> m_pending;
+    std::map<Way, std::deque<TimeNs>> m_ready;
+    std::vector<TimeNs> m_smFreeNs;  // per (member, channel, ring / tree up / tree down): when its SM is free
+    uint32_t m_finished = 0;
+    uint64_t m_peerBytes = 0;
+    uint32_t m_peerChannels = 1;
+    uint32_t m_depth = kPipelineDepth;  // chunks in flight per member and channel
+    struct Forward {
+        uint32_t proxy, to, origin, channel;
+    };
+    std::vector<Forward> m_forwards;  // PXN forwards, by callback argument
+};
+
+bool ncclConfigFrom(const SystemConfig& system, NcclConfig& config, Diagnostics& diag) {
+    const std::size_t before = diag.errorCount();
+    std::copy(std::begin(system.ncclFor), std::end(system.ncclFor), std::begin(config.forType));
+    const std::string& gpu = system.ncclGpu;
+    if (gpu == "a100") {
+        config.platform = GpuPlatform{Arch::Ampere, 24, 20.0};
+    } else if (gpu == "h100" || gpu == "h200" || gpu == "b200" || gpu == "gb200") {
+        config.platform = GpuPlatform{Arch::Hopper, 48, 20.6};  // NCCL 2.23 tunes Blackwell as Hopper
+    } else {
+        diag.error(system.path + ": key 'nccl-gpu': '" + gpu + "'; expected a100, h100, h200, b200 or gb200");
+    }
+    NcclEnv& env = config.env;
+    for (const auto& [key, value] : system.ncclEnv) {
+        const std::string where = system.path + ": key '" + key + "': '" + value + "'";
+        auto number = [&](long lo, long hi, long& out) {
+            char* end = nullptr;
+            out = std::strtol(value.c_str(), &end, 10);
+            if (value.empty() || *end != '\0' || out < lo || out > hi) {
+                diag.error(where + " is not a whole number in " + std::to_string(lo) + ".." +
+                           std::to_string(hi));
+                return false;
+            }
+            return true;
+        };
+        long n = 0;
+        std::string bad;
+        if (key == "NCCL_ALGO") {
+            if (!env.setAlgos(value, bad)) {
+                diag.error(where + ": unknown algorithm '" + bad +
+                           "'; expected Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree or PAT");
+            }
+        } else if (key == "NCCL_PROTO") {
+            if (!env.setProtos(value, bad)) {
+                diag.error(where + ": unknown protocol '" + bad + "'; expected LL, LL128 or Simple");
+            }
+        } else if (key == "NCCL_MIN_NCHANNELS" && number(0, 32, n)) {
+            env.minChannels = static_cast<uint32_t>(n);
+        } else if (key == "NCCL_MAX_NCHANNELS" && number(1, 32, n)) {
+            env.maxChannels = static_cast<uint32_t>(n);
+        } else if (key == "NCCL_NCHANNELS_PER_NET_PEER" && number(1, 32, n)) {
+            env.channelsPerNetPeer = static_cast<int>(n);
+        } else if (key == "NCCL_IB_QPS_PER_CONNECTION" && number(1, 128, n)) {
+            env.qpsPerConnection = static_cast<uint32_t>(n);
+        } else if (key == "NCCL_IB_SPLIT_DATA_ON_QPS" && number(0, 1, n)) {
+            env.splitDataOnQps = n == 1;
+        } else if (key == "NCCL_PXN_DISABLE" && number(0, 1, n)) {
+            env.pxn = n == 0;
+        } else if (key == "NCCL_NVLS_ENABLE" && number(0, 2, n)) {
+            env.nvls = static_cast<int>(n);
+        } else if (key == "NCCL_COLLNET_ENABLE" && number(0, 1, n)) {
+            env.collNet = n == 1;
+        } else if (key != "NCCL_ALGO" && key != "NCCL_PROTO" && key != "NCCL_MIN_NCHANNELS" &&
+                   key != "NCCL_MAX_NCHANNELS" && key != "NCCL_NCHANNELS_PER_NET_PEER" &&
+                   key != "NCCL_IB_QPS_PER_CONNECTION" && key != "NCCL_IB_SPLIT_DATA_ON_QPS" &&
+                   key != "NCCL_PXN_DISABLE" && key != "NCCL_NVLS_ENABLE" && key != "NCCL_COLLNET_ENABLE") {
+            diag.error(system.path + ": key '" + key +
+                       "' is not an NCCL setting the model reads (NCCL_ALGO, "
+                       "NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "
+                       "NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION, "
+                       "NCCL_IB_SPLIT_DATA_ON_QPS, NCCL_PXN_DISABLE, NCCL_NVLS_ENABLE, "
+                       "NCCL_COLLNET_ENABLE)");
+        }
+    }
+    if (env.minChannels > env.maxChannels) {
+        diag.error(system.path + ": key 'NCCL_MIN_NCHANNELS' exceeds NCCL_MAX_NCHANNELS");
+    }
+    return diag.errorCount() == before;
+}
+
+NcclCollectives::NcclCollectives(NetworkApi& network, const NcclTopology& topology, const CommGroups& groups,
+                                 NcclConfig config, CollectiveService& fallback)
+    : m_network(network),
+      m_topology(topology),
+      m_groups(groups),
+      m_config(std::move(config)),
+      m_fallback(fallback) {
+    uint32_t dense = 0;
+    for (const auto& [id, members] : groups.all()) {
+        m_denseGroup[id] = dense++;
+    }
+}
+
+NcclCollectives::~NcclCollectives() = default;
+
+void NcclCollectives::issue(Rank rank, const TraceNode& node, Callback done) {
+    const std::vector<Rank>* members = m_groups.members(node.group);
+    bool supported = true;
+    funcOf(node.collective, supported);
+    supported = supported || node.collective == CollectiveType::AllToAll;
+    if (!m_config.forType[static_cast<int>(node.collective)] || !supported || !members ||
+        members->size() < 2) {
+        m_fallback.issue(rank, node, done);
+        return;
+    }
+    uint32_t& seq = m_nextSeq[uint64_t{rank} << 32 | node.group];
+    const uint32_t sequence = seq++;
+    const auto key = std::make_pair(node.group, sequence);
+    auto it = m_ops.find(key);
+    if (it == m_ops.end()) {
+        m_retired.clear();  // ops finished before this issue have no event left
+        it = m_ops
+                 .emplace(key,
+                          std::make_unique<Op>(*this, m_denseGroup.at(node.group), sequence, *members, node))
+                 .first;
+    }
+    Op& op = *it->second;
+    if (!op.matches(node)) {
+        // NCCL needs every member to issue a communicator's collectives in one order; a trace (or a
+        // scheduling policy) that does not would hang or corrupt data on a real cluster.
+        throw std::runtime_error("NCCL: rank " + std::to_string(rank) + " issued " +
+                                 std::string(toString(node.collective)) + " of " +
+                                 std::to_string(node.commSizeBytes) + " B (node " + std::to_string(node.id) +
+                                 ") as collective #" + std::to_string(sequence) + " on communicator " +
+                                 std::to_string(node.group) + ", where another member issued " + op.what() +
+                                 ": NCCL needs one order of collectives per communicator on every member");
+    }
+    const auto pos =
+        static_cast<uint32_t>(std::lower_bound(members->begin(), members->end(), rank) - members->begin());
+    m_records.push_back(
+        {rank, node.id, node.collective, node.commSizeBytes, node.group, m_network.now(), 0, op.choice()});
+    const uint32_t record = static_cast<uint32_t>(m_records.size() - 1);
+    // The member's completion also retires the op once every member is done.
+    m_done.push_back({key, done});
+    const Callback wrapped = makeCallback<&NcclCollectives::memberDone>(this, m_done.size() - 1);
+    op.isAllToAll() ? op.joinAllToAll(pos, wrapped, record) : op.join(pos, wrapped, record);
+}
+
+void NcclCollectives::memberDone(uint64_t index) {
+    const DoneEntry entry = m_done[index];
+    auto it = m_ops.find(entry.key);
+    if (it != m_ops.end() && it->second->finished()) {
+        // Destroyed after the events it scheduled: none remain once every member is done.
+        m_retired.push_back(std::move(it->second));
+        m_ops.erase(it);
+    }
+    entry.user();
+}
+
+std::string NcclCollectives::describeUnfinished(Rank rank) const {
+    std::string out = m_fallback.describeUnfinished(rank);
+    for (const auto& [key, op] : m_ops) {
+        const std::vector<Rank>* members = m_groups.members(key.first);
+        if (!members) {
+            continue;
+        }
+        const auto it = std::lower_bound(members->begin(), members->end(), rank);
+        if (it != members->end() && *it == rank) {
+            out += "  NCCL " + op->describe(static_cast<uint32_t>(it - members->begin())) + "\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace mlnet::nccl

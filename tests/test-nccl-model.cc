@@ -1,0 +1,262 @@
+// The NCCL model against closed forms: channel counts NCCL logs for known systems, the tuner's choices and
+// environment knobs, and for ring, tree and all-to-all the messages, bytes and times the algorithms imply
+// (2(n-1) steps per ring loop, every tree edge crossed up and down, (n-1)/n of the buffer per all-to-all
+// rank), run on the congestion-aware analytical network of a described cluster.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "network/topology-description.h"
+#include "network/topology.h"
+#include "sim-test-util.h"
+#include "system/nccl/nccl-tuner.h"
+#include "workload/microbenchmarks.h"
+
+namespace mlnet::test {
+namespace {
+
+using namespace mlnet::nccl;
+
+constexpr uint64_t kMiB = 1 << 20;
+
+CommShape dgx(Arch arch, uint32_t servers) {
+    CommShape s;
+    s.nRanks = 8 * servers;
+    s.nNodes = servers;
+    s.arch = arch;
+    s.nvswitch = true;
+    s.nvlinkGBps = arch == Arch::Hopper ? 18 * 20.6 : 12 * 20.0;
+    s.pcieGBps = arch == Arch::Hopper ? 48 : 24;
+    s.nicGBps = arch == Arch::Hopper ? 50 : 25;
+    s.nicsPerNode = 8;
+    return s;
+}
+
+TEST(NcclChannels, MatchTheCountsNcclLogsForKnownSystems) {
+    const NcclEnv env;
+    // 8 x A100 on NVSwitch: "Channel 23/24"; 8 x H100: 24 coll channels, 16 NVLS channels; H100 servers
+    // with 8 x 400G rail NICs: 16 channels (NCCL 2.20+).
+    EXPECT_EQ(computeChannels(dgx(Arch::Ampere, 1), env).collChannels, 24u);
+    const Channels h1 = computeChannels(dgx(Arch::Hopper, 1), env);
+    EXPECT_EQ(h1.collChannels, 24u);
+    EXPECT_EQ(h1.nvlsChannels, 16u);
+    EXPECT_EQ(h1.nvlsHeads, 8u);
+    EXPECT_EQ(computeChannels(dgx(Arch::Hopper, 4), env).collChannels, 16u);
+    EXPECT_EQ(computeChannels(dgx(Arch::Hopper, 4), env).ring.nChannels, 8u);  // one per NIC at 48 GB/s
+}
+
+TEST(NcclChannels, EnvironmentBoundsApply) {
+    NcclEnv env;
+    env.maxChannels = 4;
+    const Channels capped = computeChannels(dgx(Arch::Ampere, 1), env);
+    EXPECT_EQ(capped.collChannels, 4u);
+    EXPECT_EQ(capped.ring.nChannels, 2u);  // the search is capped too: two channels' bandwidth, not twelve
+    env.maxChannels = 32;
+    env.minChannels = 32;
+    EXPECT_EQ(computeChannels(dgx(Arch::Ampere, 1), env).collChannels, 32u);
+    env = NcclEnv{};
+    env.nvls = 0;
+    EXPECT_EQ(computeChannels(dgx(Arch::Hopper, 1), env).nvlsChannels, 0u);
+}
+
+TEST(NcclEnvLists, ParseNcclSyntax) {
+    NcclEnv env;
+    std::string bad;
+    ASSERT_TRUE(env.setAlgos("ring,Tree", bad));
+    EXPECT_TRUE(env.algoAllowed[static_cast<int>(Algo::Ring)]);
+    EXPECT_TRUE(env.algoAllowed[static_cast<int>(Algo::Tree)]);
+    EXPECT_FALSE(env.algoAllowed[static_cast<int>(Algo::Nvls)]);
+    ASSERT_TRUE(env.setProtos("^LL", bad));
+    EXPECT_FALSE(env.protoAllowed[static_cast<int>(Proto::LL)]);
+    EXPECT_TRUE(env.protoAllowed[static_cast<int>(Proto::LL128)]);
+    EXPECT_TRUE(env.protoAllowed[static_cast<int>(Proto::Simple)]);
+    EXPECT_FALSE(env.setAlgos("Ring,Butterfly", bad));
+    EXPECT_EQ(bad, "Butterfly");
+}
+
+TEST(NcclTuner, TimeIsLatencyPlusBytesOverBandwidthAndTheFastestWins) {
+    const CommShape shape = dgx(Arch::Ampere, 1);
+    NcclEnv env;
+    const Channels ch = computeChannels(shape, env);
+    for (uint64_t bytes : {uint64_t{8}, 64 * uint64_t{1024}, 16 * kMiB, 1024 * kMiB}) {
+        const Choice best = chooseAlgorithm(Func::AllReduce, bytes, shape, ch, env);
+        ASSERT_TRUE(best.valid());
+        EXPECT_NEAR(best.timeUs, best.latencyUs + static_cast<double>(bytes) / 1e3 / best.algBwGBps, 1e-6);
+        // Ring and Tree are the candidates on an Ampere server (no NVLS, no reducing switches).
+        for (Algo a : {Algo::Ring, Algo::Tree}) {
+            for (int p = 0; p < kNumProtos; ++p) {
+                const Choice c = estimate(Func::AllReduce, a, static_cast<Proto>(p), bytes, shape, ch);
+                if (c.algBwGBps > 0) {
+                    EXPECT_GE(c.timeUs + 1e-9, best.timeUs) << algoName(c.algo) << "/" << protoName(c.proto);
+                }
+            }
+        }
+    }
+    // Small operations go LL, large ones Simple (the protocol's latency against its bandwidth).
+    EXPECT_EQ(chooseAlgorithm(Func::AllReduce, 8, shape, ch, env).proto, Proto::LL);
+    EXPECT_EQ(chooseAlgorithm(Func::AllReduce, 1024 * kMiB, shape, ch, env).proto, Proto::Simple);
+    // A ring all-reduce's bus bandwidth is its algorithm bandwidth times 2(n-1)/n.
+    const Choice ring = estimate(Func::AllReduce, Algo::Ring, Proto::Simple, 256 * kMiB, shape, ch);
+    EXPECT_NEAR(ring.busBwGBps, ring.algBwGBps * 2 * 7 / 8, 1e-9);
+    std::string bad;
+    ASSERT_TRUE(env.setProtos("Simple", bad));
+    EXPECT_EQ(chooseAlgorithm(Func::AllReduce, 8, shape, ch, env).proto, Proto::Simple);
+}
+
+// A cluster of `servers` x 8 GPUs on NVSwitch with 8 rail NICs per server, as our JSON describes it.
+std::shared_ptr<const TopologySpec> cluster(uint32_t servers) {
+    const nlohmann::json doc = nlohmann::json::parse(R"({"topology": {"builder": "rail-optimised",
+        "servers": )" + std::to_string(servers) + R"(, "nics-per-server": 8, "spines": 2,
+        "rate": "200Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "2400Gbps", "delay": "250ns"}}})");
+    Diagnostics diag;
+    auto spec = topologyFromJson(doc, "cluster.json", doc.dump(), diag);
+    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    return spec;
+}
+
+SystemConfig ncclSystem(std::vector<std::pair<std::string, std::string>> env = {}) {
+    SystemConfig c = ringSystem(1);
+    for (CollectiveType t :
+         {CollectiveType::AllReduce, CollectiveType::AllGather, CollectiveType::ReduceScatter,
+          CollectiveType::AllToAll, CollectiveType::Broadcast, CollectiveType::Reduce}) {
+        c.ncclFor[static_cast<int>(t)] = true;
+    }
+    c.ncclGpu = "a100";
+    c.ncclEnv = std::move(env);
+    return c;
+}
+
+struct NcclRun {
+    SimulationOutcome outcome;
+    std::string choice;
+};
+
+NcclRun runNccl(CollectiveType type, uint64_t bytes, uint32_t servers, const SystemConfig& system) {
+    const auto spec = cluster(servers);
+    const uint32_t n = 8 * servers;
+    SimulationOptions options;
+    options.model = NetworkModel::CongestionAware;
+    options.physical = spec.get();
+    const TraceSet traces = loadBuilt(microbench::collective(type, n, bytes));
+    NcclRun r;
+    r.outcome = run(traces, system, Topology::fromSpec(spec), options);
+    EXPECT_TRUE(r.outcome.completed) << r.outcome.stallReport;
+    for (const auto& c : r.outcome.collectives) {
+        if (!c.nccl.empty()) {
+            r.choice = c.nccl;
+        }
+    }
+    return r;
+}
+
+TimeNs lastFinish(const SimulationOutcome& o) {
+    TimeNs t = 0;
+    for (const auto& r : o.ranks) {
+        t = std::max(t, r.finishNs);
+    }
+    return t;
+}
+
+TEST(NcclRing, MessagesAndBytesFollowTheRingAndTheTimeIsTheTunersOnOneServer) {
+    const uint32_t n = 8, channels = 4;
+    const SystemConfig system = ncclSystem(
+        {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"NCCL_MAX_NCHANNELS", std::to_string(channels)}});
+    for (uint64_t bytes : {64 * kMiB, 256 * kMiB}) {
+        const NcclRun r = runNccl(CollectiveType::AllReduce, bytes, 1, system);
+        EXPECT_EQ(r.choice.rfind("Ring/Simple", 0), 0u) << r.choice;
+        // Per channel, loops of one 2 MiB chunk (4 steps of 512 KiB) per rank; 2(n-1) sends per loop.
+        const uint64_t loops = (bytes / channels + n * 2 * kMiB - 1) / (n * 2 * kMiB);
+        EXPECT_EQ(r.outcome.messages, n * channels * loops * 2 * (n - 1)) << bytes;
+        EXPECT_EQ(r.outcome.bytesDelivered, 2 * (n - 1) * bytes) << bytes;
+        // Uncongested NVLink at a rate above the channels' GPU side: the tuner's latency + bytes / bandwidth.
+        CommShape shape = dgx(Arch::Ampere, 1);
+        NcclEnv env;
+        env.maxChannels = channels;
+        const Choice c =
+            estimate(Func::AllReduce, Algo::Ring, Proto::Simple, bytes, shape, computeChannels(shape, env));
+        EXPECT_NEAR(static_cast<double>(lastFinish(r.outcome)) / 1e3, c.timeUs, 0.03 * c.timeUs) << bytes;
+    }
+}
+
+TEST(NcclRing, AllGatherAndReduceScatterMoveNMinusOneShards) {
+    const uint32_t n = 16;
+    const SystemConfig system = ncclSystem({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+    const uint64_t shard = 8 * kMiB;
+    // All-gather's comm_size is the shard; reduce-scatter's the whole input.
+    EXPECT_EQ(runNccl(CollectiveType::AllGather, shard, 2, system).outcome.bytesDelivered,
+              n * (n - 1) * shard);
+    EXPECT_EQ(runNccl(CollectiveType::ReduceScatter, n * shard, 2, system).outcome.bytesDelivered,
+              n * (n - 1) * shard);
+}
+
+TEST(NcclTree, EveryTreeEdgeCarriesTheBufferUpAndDown) {
+    const uint32_t servers = 4, n = 8 * servers;
+    const SystemConfig system = ncclSystem({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}});
+    const uint64_t bytes = 64 * kMiB;
+    const NcclRun r = runNccl(CollectiveType::AllReduce, bytes, servers, system);
+    EXPECT_EQ(r.choice.rfind("Tree/Simple", 0), 0u) << r.choice;
+    // Each channel spans all ranks with a tree of n-1 edges: its share goes up every edge and down again.
+    EXPECT_EQ(r.outcome.bytesDelivered, 2 * (n - 1) * bytes);
+}
+
+TEST(NcclTree, ManyChunksOnServersOfOneGpuFinish) {
+    // 16 servers of one GPU each (no scale-up domain): a 4-level tree, 25 chunks per channel, more than the
+    // chunks a member holds at once, so slots are reused while chunks finish out of order.
+    const nlohmann::json doc = nlohmann::json::parse(R"({"topology": {"builder": "clos", "leaves": 2,
+        "hosts-per-leaf": 8, "spines": 2, "rate": "200Gbps", "delay": "500ns"}})");
+    Diagnostics diag;
+    const auto spec = topologyFromJson(doc, "clos.json", doc.dump(), diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    SimulationOptions options;
+    options.model = NetworkModel::CongestionAware;
+    options.physical = spec.get();
+    const uint64_t bytes = 25'000'000;
+    const TraceSet traces = loadBuilt(microbench::collective(CollectiveType::AllReduce, 16, bytes));
+    const SimulationOutcome o = run(traces, ncclSystem({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}}),
+                                    Topology::fromSpec(spec), options);
+    ASSERT_TRUE(o.completed) << o.stallReport;
+    EXPECT_EQ(o.bytesDelivered, 2 * 15 * bytes);
+}
+
+TEST(NcclProtocols, LowLatencyProtocolsPayTheirWireOverhead) {
+    const uint32_t n = 8;
+    const uint64_t bytes = 3 * 16 * 1024 * n;  // whole lines on every channel
+    const NcclRun ll = runNccl(CollectiveType::AllReduce, bytes, 1,
+                               ncclSystem({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "LL"}}));
+    EXPECT_EQ(ll.choice.rfind("Ring/LL", 0), 0u) << ll.choice;
+    EXPECT_NEAR(static_cast<double>(ll.outcome.bytesDelivered), 2.0 * 2 * (n - 1) * bytes,
+                1e-3 * 2 * 2 * (n - 1) * bytes);
+    const NcclRun ll128 = runNccl(CollectiveType::AllReduce, bytes, 1,
+                                  ncclSystem({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "LL128"}}));
+    EXPECT_NEAR(static_cast<double>(ll128.outcome.bytesDelivered), 128.0 / 120 * 2 * (n - 1) * bytes,
+                1e-3 * 2 * (n - 1) * bytes);
+}
+
+TEST(NcclAllToAll, EveryRankSendsItsBufferLessItsOwnShare) {
+    const uint32_t n = 8;
+    const uint64_t bytes = 64 * kMiB;
+    const NcclRun r = runNccl(CollectiveType::AllToAll, bytes, 1, ncclSystem());
+    EXPECT_EQ(r.outcome.bytesDelivered, n * (n - 1) * (bytes / n));
+    // Between servers PXN adds the NVLink hop to the rail GPU for peers off the sender's rail: never fewer
+    // bytes than the direct exchange.
+    const NcclRun two = runNccl(CollectiveType::AllToAll, bytes, 2, ncclSystem());
+    EXPECT_GE(two.outcome.bytesDelivered, 16 * 15 * (bytes / 16));
+}
+
+TEST(NcclModel, ANameOutsideNcclsListsIsRefusedWithTheKey) {
+    const auto spec = cluster(1);
+    SimulationOptions options;
+    options.physical = spec.get();
+    const TraceSet traces = loadBuilt(microbench::collective(CollectiveType::AllReduce, 8, kMiB));
+    Diagnostics diag;
+    simulate(traces, ncclSystem({{"NCCL_ALGO", "Butterfly"}}), Topology::fromSpec(spec), {}, options, diag);
+    ASSERT_TRUE(diag.hasErrors());
+    EXPECT_NE(diag.format(Severity::Error).find("NCCL_ALGO"), std::string::npos)
+        << diag.format(Severity::Error);
+}
+
+}  // namespace
+}  // namespace mlnet::test
