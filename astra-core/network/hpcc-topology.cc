@@ -64,6 +64,44 @@ std::string formatDelayPs(TimePs ps) {
 
 }  // namespace
 
+bool parseTopologyLinkLine(const TextLine& line, uint64_t nodes, const std::string& path, SpecCable& out,
+                           Diagnostics& diag) {
+    auto fail = [&](const std::string& what) {
+        diag.error(atLine(path, line.number) + ": " + what);
+        return false;
+    };
+    const auto& t = line.tokens;
+    uint64_t a = 0, b = 0, rateBps = 0, delayPs = 0;
+    NumberStatus status;
+    if (t.size() != 5) {
+        return fail("expected '<a> <b> <rate> <delay> <error rate>', found " + std::to_string(t.size()) +
+                    " fields");
+    }
+    if (!parseDecimal(t[0], a) || !parseDecimal(t[1], b) || a >= nodes || b >= nodes) {
+        return fail("link ends " + quoted(t[0]) + " " + quoted(t[1]) + " are not node ids in 0.." +
+                    std::to_string(nodes - 1));
+    }
+    if (a == b) {
+        return fail("link from node " + std::to_string(a) + " to itself; expected two different nodes");
+    }
+    if ((status = parseDataRateBps(t[2], rateBps)) != NumberStatus::Ok || rateBps == 0) {
+        return fail("rate " + quoted(t[2]) + " " +
+                    (status == NumberStatus::Ok ? "is zero" : describeNumberStatus(status)) +
+                    "; expected a rate > 0 such as 100Gbps");
+    }
+    if ((status = parseTimePs(t[3], delayPs)) != NumberStatus::Ok) {
+        return fail("delay " + quoted(t[3]) + " " +
+                    (status == NumberStatus::NotWhole ? "is finer than 1 ps" : describeNumberStatus(status)) +
+                    "; expected a delay such as 1000ns, 0.001ms or 1us");
+    }
+    double errorRate = 0;
+    if (!parsePlainReal(t[4], errorRate) || !(errorRate >= 0 && errorRate <= 1)) {
+        return fail("error rate " + quoted(t[4]) + " is not a number in 0..1");
+    }
+    out = {static_cast<uint32_t>(a), static_cast<uint32_t>(b), rateBps, delayPs, errorRate, line.number};
+    return true;
+}
+
 std::optional<TopologySpec> loadHpccTopologyFile(const std::string& path, Diagnostics& diag) {
     std::string text;
     if (!readTextFile(path, text, diag, "HPCC topology file")) {
@@ -80,9 +118,11 @@ std::optional<TopologySpec> loadHpccTopologyFile(const std::string& path, Diagno
     }
     const TextLine& header = lines[0];
     if (header.tokens.size() == 6) {
-        fail(header.number,
-             "SimAI's 6-field header (with NVSwitches and a GPU type) is not supported; expected "
-             "'<nodes> <switches> <links>'");
+        fail(
+            header.number,
+            "SimAI's 6-field header (with NVSwitches and a GPU type): a SimAI topology file, which mlnet-ns3 "
+            "reads with its SimAI.conf (--network-configuration=SimAI.conf --topology=FILE); expected "
+            "'<nodes> <switches> <links>' here");
         return std::nullopt;
     }
     if (header.tokens.size() != 3 || !parseDecimal(header.tokens[0], nodes) ||
@@ -136,42 +176,11 @@ std::optional<TopologySpec> loadHpccTopologyFile(const std::string& path, Diagno
     std::map<std::pair<uint32_t, uint32_t>, int> pairLine;
     for (uint64_t c = 0; c < cables; ++c) {
         const TextLine& line = lines[next + c];
-        const auto& t = line.tokens;
-        uint64_t a = 0, b = 0, rateBps = 0, delayPs = 0;
-        NumberStatus status;
-        if (t.size() != 5) {
-            fail(line.number, "expected '<a> <b> <rate> <delay> <error rate>', found " +
-                                  std::to_string(t.size()) + " fields");
+        SpecCable cable;
+        if (!parseTopologyLinkLine(line, nodes, path, cable, diag)) {
             continue;
         }
-        if (!parseDecimal(t[0], a) || !parseDecimal(t[1], b) || a >= nodes || b >= nodes) {
-            fail(line.number, "link ends " + quoted(t[0]) + " " + quoted(t[1]) + " are not node ids in 0.." +
-                                  std::to_string(nodes - 1));
-            continue;
-        }
-        if (a == b) {
-            fail(line.number,
-                 "link from node " + std::to_string(a) + " to itself; expected two different nodes");
-            continue;
-        }
-        if ((status = parseDataRateBps(t[2], rateBps)) != NumberStatus::Ok || rateBps == 0) {
-            fail(line.number, "rate " + quoted(t[2]) + " " +
-                                  (status == NumberStatus::Ok ? "is zero" : describeNumberStatus(status)) +
-                                  "; expected a rate > 0 such as 100Gbps");
-            continue;
-        }
-        if ((status = parseTimePs(t[3], delayPs)) != NumberStatus::Ok) {
-            fail(line.number, "delay " + quoted(t[3]) + " " +
-                                  (status == NumberStatus::NotWhole ? "is finer than 1 ps"
-                                                                    : describeNumberStatus(status)) +
-                                  "; expected a delay such as 1000ns, 0.001ms or 1us");
-            continue;
-        }
-        double errorRate = 0;
-        if (!parsePlainReal(t[4], errorRate) || !(errorRate >= 0 && errorRate <= 1)) {
-            fail(line.number, "error rate " + quoted(t[4]) + " is not a number in 0..1");
-            continue;
-        }
+        const uint64_t a = cable.a, b = cable.b;
         const std::pair<uint32_t, uint32_t> key{static_cast<uint32_t>(std::min(a, b)),
                                                 static_cast<uint32_t>(std::max(a, b))};
         if (auto [it, inserted] = pairLine.emplace(key, line.number); !inserted) {
@@ -180,8 +189,7 @@ std::optional<TopologySpec> loadHpccTopologyFile(const std::string& path, Diagno
                                   "); parallel links are not supported (the reference keeps only the last)");
             continue;
         }
-        byId.push_back(
-            {static_cast<uint32_t>(a), static_cast<uint32_t>(b), rateBps, delayPs, errorRate, line.number});
+        byId.push_back(cable);
     }
     if (diag.errorCount() != errorsBefore) {
         return std::nullopt;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "network/topology-spec.h"
+#include "util/text-lines.h"
 
 namespace mlnet {
 
@@ -21,6 +22,12 @@ namespace mlnet {
 // warning, as the reference ignores them; a host id of 65536 or more warns (fct.txt's 11.x.y.1 address cannot
 // hold it).
 std::optional<TopologySpec> loadHpccTopologyFile(const std::string& path, Diagnostics& diag);
+
+// One "<a> <b> <rate> <delay> <error rate>" link line of the format (SimAI's topology files share it): ends
+// as node ids below `nodes`, an ns-3 rate above zero, a delay in whole picoseconds, an error rate in 0..1.
+// False with the error reported at the line otherwise.
+bool parseTopologyLinkLine(const TextLine& line, uint64_t nodes, const std::string& path, SpecCable& out,
+                           Diagnostics& diag);
 
 // A network given by node ids (the HPCC file, our JSON "nodes"/"switches"/"links" form): hosts are the
 // non-switch ids in increasing order, then the switches in increasing order; cable ends are node ids and

@@ -238,7 +238,8 @@ std::vector<PhaseSpec> CollectivePlanner::phases(CollectiveType type, uint64_t c
                                                  const std::vector<DimensionSpan>& spans, bool flattened,
                                                  std::vector<double>& themisLoadNs) const {
     std::vector<PhaseSpec> out;
-    const uint64_t delay = flattened ? kFlattenedEndpointDelayNs : m_endpointDelayNs;
+    const uint64_t delay = flattened && !m_config.endpointDelayOnSubCommunicators ? kFlattenedEndpointDelayNs
+                                                                                  : m_endpointDelayNs;
     auto add = [&](PhaseKind kind, const DimensionSpan& span, uint64_t bytes) {
         out.push_back(
             {kind, algorithmFor(type, span.dimension, flattened), span.peers, bytes, span.dimension, delay});

@@ -59,6 +59,10 @@ struct SystemConfig {
     std::string ncclGpu = "h100";
     std::vector<std::pair<std::string, std::string>> ncclEnv;
     bool usesNccl() const;
+    // ASTRA-sim's sub-communicator rings take a fixed 10 ns per step instead of endpoint-delay; SimAI pays
+    // its per-flow send latency on every communicator. Not a JSON key: set for the built-in SimAI system
+    // only.
+    bool endpointDelayOnSubCommunicators = false;
 };
 
 SystemConfig loadSystemConfig(const std::string& path, Diagnostics& diag);

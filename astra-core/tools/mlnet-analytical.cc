@@ -1,7 +1,8 @@
 // mlnet-analytical: runs Chakra traces on the analytical network with ASTRA-sim's command-line flags and
 // files. Prints one ASTRA-sim result line per rank; --report writes per-rank times and per-collective records
-// as JSON. Exit status: 0 finished, 1 usage error, 2 invalid input, 3 the simulation could not finish
-// (reported).
+// as JSON. --workload-configuration also takes a SimAI or ASTRA-sim 1.0 text workload, imported in memory
+// (astra-core/workload/importers/). Exit status: 0 finished, 1 usage error, 2 invalid input, 3 the
+// simulation could not finish (reported).
 #include <google/protobuf/stubs/logging.h>
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
@@ -14,7 +15,9 @@
 #include "system/simulation.h"
 #include "util/atomic-file.h"
 #include "util/cli-options.h"
+#include "util/memory-limit.h"
 #include "util/tool-main.h"
+#include "workload/importers/workload-importer.h"
 #include "workload/trace-set.h"
 
 namespace po = boost::program_options;
@@ -61,12 +64,20 @@ int run(int argc, char** argv) {
     SimulationOptions options;
     TraceSetOptions traceOptions;
     std::string queuesText = "1", injectionText = "1", commScaleText = "1", computeScaleText = "1";
+    std::string workloadFormat, passesText, maxMemoryText;
     bool rendezvous = false;
     po::options_description visible(
         "Usage: mlnet-analytical --workload-configuration=PREFIX --system-configuration=SYSTEM.json "
         "--network-configuration=NETWORK.yml [options]\n\nOptions");
-    visible.add_options()("help,h", "show this help")("workload-configuration", po::value(&workload),
-                                                      "Chakra trace prefix: PREFIX.<rank>.et")(
+    visible.add_options()("help,h", "show this help")(
+        "workload-configuration", po::value(&workload),
+        "Chakra trace prefix PREFIX.<rank>.et, or a SimAI / ASTRA-sim 1.0 text workload FILE")(
+        "workload-format", po::value(&workloadFormat),
+        "a text workload's tool: simai or astra1 (default: from its content; ASTRA-sim 1.0 when either "
+        "fits)")("num-passes", po::value(&passesText),
+                 "a text workload's training passes (ASTRA-sim 1.0's; default 1)")(
+        "max-memory", po::value(&maxMemoryText),
+        "refuse an imported workload that would need more (e.g. 16GB; default: this machine's memory)")(
         "system-configuration", po::value(&systemPath), "ASTRA-sim system JSON")(
         "network-configuration", po::value(&networkPath),
         "ASTRA-sim network YAML, or JSON (also FatTree / topology-file)")(
@@ -111,14 +122,47 @@ int run(int argc, char** argv) {
         return 1;
     }
     options.queuesPerDimension = static_cast<uint32_t>(queues);
+    uint64_t passes = 1, maxMemoryBytes = availableMemoryBytes();
+    if ((!passesText.empty() && !numbers.count("num-passes", passesText, 1, 1000, passes)) ||
+        (!maxMemoryText.empty() && !numbers.bytes("max-memory", maxMemoryText, maxMemoryBytes))) {
+        std::cerr << numbers.error() << "\n";
+        return 1;
+    }
+    const bool textWorkload = !workload.empty() && importers::looksLikeTextWorkload(workload);
+    std::optional<importers::WorkloadFormat> format;
+    if (!workloadFormat.empty()) {
+        if (workloadFormat != "simai" && workloadFormat != "astra1") {
+            std::cerr << "mlnet-analytical: --workload-format must be 'simai' or 'astra1', not '"
+                      << workloadFormat << "'\n";
+            return 1;
+        }
+        format =
+            workloadFormat == "simai" ? importers::WorkloadFormat::SimAI : importers::WorkloadFormat::Astra1;
+    }
+    if (!textWorkload && (format || !passesText.empty())) {
+        std::cerr
+            << "mlnet-analytical: --workload-format and --num-passes apply to text workloads (a SimAI or "
+               "ASTRA-sim 1.0 file); '"
+            << workload << "' is a Chakra trace prefix\n";
+        return 1;
+    }
     for (const auto& [flag, value] :
          {std::pair<const char*, std::string*>{"workload-configuration", &workload},
-          {"system-configuration", &systemPath},
           {"network-configuration", &networkPath}}) {
         if (value->empty()) {
             std::cerr << "mlnet-analytical: --" << flag << " is required\n" << visible << "\n";
             return 1;
         }
+    }
+    const bool simaiText =
+        textWorkload &&
+        format.value_or(importers::detectFileFormat(workload).value_or(importers::WorkloadFormat::Astra1)) ==
+            importers::WorkloadFormat::SimAI;
+    if (systemPath.empty() && !simaiText) {
+        std::cerr << "mlnet-analytical: --system-configuration is required (only a SimAI text workload runs "
+                     "without one)\n"
+                  << visible << "\n";
+        return 1;
     }
     if (model == "unaware") {
         options.model = NetworkModel::CongestionUnaware;
@@ -146,8 +190,21 @@ int run(int argc, char** argv) {
     }
 
     Diagnostics diag;
-    SystemConfig system = loadSystemConfig(systemPath, diag);
     std::shared_ptr<const TopologySpec> network = loadTopologyDescription(networkPath, diag);
+    std::string importReport;
+    if (textWorkload && systemPath.empty()) {
+        // A SimAI user has no system file: SimAI's collectives as ours (simaiSystemJson).
+        importReport =
+            "system: SimAI's collectives (ring, direct all-to-all, one chunk, 6 us send latency as "
+            "endpoint-delay; give --system-configuration to change them)\n";
+    }
+    SystemConfig system =
+        systemPath.empty()
+            ? parseSystemConfig(importers::simaiSystemJson(network ? network->dimensions.size() : 1),
+                                "built-in SimAI system", diag)
+            : loadSystemConfig(systemPath, diag);
+    // SimAI's 6 us send latency delays every flow, on a TP or DP group as on the whole machine.
+    system.endpointDelayOnSubCommunicators = systemPath.empty();
     RemoteMemoryConfig memory;
     if (!memoryPath.empty()) {
         memory = loadRemoteMemoryConfig(memoryPath, diag);
@@ -156,9 +213,26 @@ int run(int argc, char** argv) {
         traceOptions.commGroupFile = groupsPath;
     }
     TraceSet traces;
-    if (!diag.hasErrors()) {
+    if (!diag.hasErrors() && textWorkload) {
+        std::vector<uint32_t> dims;
+        for (const Dimension& d : network->dimensions) {
+            dims.push_back(d.npus);
+        }
+        std::string imported;
+        traces = importers::importForSimulator(workload, format, static_cast<uint32_t>(passes),
+                                               network->numRanks(), dims, traceOptions, maxMemoryBytes, diag,
+                                               imported);
+        importReport += imported;
+        // Both tools run a rank's collectives concurrently: a non-blocking one overlaps what follows.
+        options.executor.overlapCollectives = true;
+        if (!diag.hasErrors()) {
+            importReport +=
+                "collectives overlap, as both tools run a rank's collectives (--overlap-collectives)\n";
+        }
+    } else if (!diag.hasErrors()) {
         traces = loadTraceSet(workload, traceOptions, diag);
     }
+    std::cout << importReport;
     SimulationOutcome outcome;
     if (!diag.hasErrors()) {
         const Topology topology = Topology::fromSpec(network);

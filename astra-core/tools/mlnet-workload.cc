@@ -2,7 +2,10 @@
 // rank (PREFIX.<rank>.et), for mlnet-check, mlnet-analytical and mlnet-ns3 (and ASTRA-sim). Prints the plan:
 // ranks and communicators, FLOPs, bytes per collective type and communicator, the pipeline bubble and the
 // memory of each rank; a plan that does not fit in the GPU's memory is an error unless --allow-oom.
-// Exit status: 0 written, 1 usage, 2 invalid model or plan (or too large), with the option or key named.
+// With --from=simai|astra1 FILE it imports a SimAI / AICB or ASTRA-sim 1.0 text workload instead
+// (astra-core/workload/importers/) and prints what was imported and what was ignored.
+// Exit status: 0 written, 1 usage, 2 invalid model, plan or workload file (or too large), with the option,
+// key or line named.
 #include <boost/program_options.hpp>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +24,7 @@
 #include "workload/generator/model-spec.h"
 #include "workload/generator/parallel-plan.h"
 #include "workload/generator/step-builder.h"
+#include "workload/importers/workload-importer.h"
 
 namespace po = boost::program_options;
 using namespace mlnet;
@@ -82,12 +86,151 @@ nlohmann::ordered_json memoryJson(const RankMemory& m) {
             {"other_bytes", m.other},         {"total_bytes", m.total()}};
 }
 
+// --from: a SimAI or ASTRA-sim 1.0 text workload, written rank by rank (a rank's bytes are dropped once its
+// file is written, so 9,216 ranks need no more memory than one).
+int runImport(const po::variables_map& vm) {
+    auto usage = [](const std::string& why) {
+        std::cerr << "mlnet-workload: " << why << "\nTry 'mlnet-workload --help'.\n";
+        return 1;
+    };
+    const std::string from = vm["from"].as<std::string>();
+    if (from != "simai" && from != "astra1") {
+        return usage("--from=" + from + ": expected simai or astra1");
+    }
+    for (const char* generatorOnly : {"model",
+                                      "tp",
+                                      "pp",
+                                      "dp",
+                                      "cp",
+                                      "ep",
+                                      "vpp",
+                                      "zero",
+                                      "fsdp",
+                                      "global-batch",
+                                      "micro-batch",
+                                      "seq",
+                                      "gpu",
+                                      "precision",
+                                      "recompute",
+                                      "cp-comm",
+                                      "no-sequence-parallel",
+                                      "tp-comm-overlap",
+                                      "order",
+                                      "bucket-params",
+                                      "steps",
+                                      "measured-times",
+                                      "allow-oom",
+                                      "plan-only",
+                                      "json"}) {
+        if (vm.count(generatorOnly)) {
+            return usage(std::string("--") + generatorOnly +
+                         " belongs to the model-driven generator; --from takes the plan from the file");
+        }
+    }
+    if (!vm.count("workload-file")) {
+        return usage("--from=" + from + " needs the workload file: mlnet-workload --from=" + from +
+                     " FILE --output PREFIX");
+    }
+    const std::string file = vm["workload-file"].as<std::string>();
+    const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
+    if (output.empty()) {
+        return usage("--output PREFIX is required");
+    }
+    if (output.back() == '/' || output.back() == '.') {
+        return usage("--output '" + output +
+                     "': expected a path prefix such as dir/name (files are name.<rank>.et)");
+    }
+    importers::ImportOptions options;
+    CliNumbers n("mlnet-workload");
+    uint64_t value = 0;
+    if (vm.count("gpus")) {
+        if (!n.count("gpus", vm["gpus"].as<std::string>(), 1, 1u << 24, value)) {
+            std::cerr << n.error() << "\n";
+            return 1;
+        }
+        options.gpus = static_cast<uint32_t>(value);
+    }
+    if (vm.count("passes")) {
+        if (!n.count("passes", vm["passes"].as<std::string>(), 1, 1000, value)) {
+            std::cerr << n.error() << "\n";
+            return 1;
+        }
+        options.passes = static_cast<uint32_t>(value);
+    }
+    if (vm.count("dims")) {
+        std::string text = vm["dims"].as<std::string>();
+        std::size_t start = 0;
+        while (start <= text.size()) {
+            const std::size_t comma = std::min(text.find(',', start), text.size());
+            if (!n.count("dims", text.substr(start, comma - start), 1, 1u << 24, value)) {
+                std::cerr << n.error() << " (--dims takes sizes such as 8,4, fastest first)\n";
+                return 1;
+            }
+            options.dims.push_back(static_cast<uint32_t>(value));
+            start = comma + 1;
+        }
+    }
+    const bool gzip = vm.count("gzip") > 0;
+    const auto format =
+        from == "simai" ? importers::WorkloadFormat::SimAI : importers::WorkloadFormat::Astra1;
+    Diagnostics diag;
+    const double cpuStart = processCpuSeconds();
+    const auto wallStart = std::chrono::steady_clock::now();
+    std::optional<importers::WorkloadImporter> im =
+        importers::importTextWorkload(file, format, format, options, diag);
+    std::cerr << diag.format(Severity::Warning);
+    if (!im) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
+    std::error_code error;
+    const std::filesystem::path dir = std::filesystem::path(output).parent_path();
+    if (!dir.empty() && !std::filesystem::create_directories(dir, error) && error) {
+        std::cerr << "mlnet-workload: --output " << output << ": cannot create " << dir.string() << ": "
+                  << error.message() << "\n";
+        return 2;
+    }
+    AtomicFileSet files(diag);
+    uint64_t nodes = 0, fileBytes = 0;
+    for (Rank r = 0; r < im->numRanks() && !diag.hasErrors(); ++r) {
+        const RankTraceBuilder trace = im->buildRank(r);
+        nodes += trace.nodes().size();
+        const std::string path = output + "." + std::to_string(r) + ".et" + (gzip ? ".gz" : "");
+        const std::string bytes = trace.fileBytes(path);
+        fileBytes += bytes.size();
+        files.add(path, bytes);
+    }
+    if (!diag.hasErrors()) {
+        files.commit();
+    }
+    if (diag.hasErrors()) {
+        std::cerr << diag.format(Severity::Error);
+        return 2;
+    }
+    std::cout << im->summary();
+    std::printf("wrote %u traces %s.<rank>.et%s: %llu nodes, %s, in %.2f s (%.2f CPU-s, peak %.0f MB)\n",
+                im->numRanks(), output.c_str(), gzip ? ".gz" : "", (unsigned long long)nodes,
+                describeBytes(fileBytes).c_str(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count(),
+                processCpuSeconds() - cpuStart, peakResidentMb());
+    std::printf(
+        "run them with --overlap-collectives: %s runs a rank's collectives concurrently (a non-blocking "
+        "one overlaps what follows)\n",
+        std::string(importers::toString(format)).c_str());
+    return 0;
+}
+
 int run(int argc, char** argv) {
     po::options_description options(
         "Usage: mlnet-workload --model NAME|FILE --gpus N [--tp T --pp P --dp D --vpp V --cp C --ep E]\n"
         "         [--zero 0|1|2|3 | --fsdp] [--global-batch B --micro-batch M --seq S] [--gpu h100]\n"
         "         [--precision bf16|fp8] [--recompute none|selective|full] --output PREFIX\n"
-        "Writes one training step as Chakra traces PREFIX.<rank>.et and prints the plan.\n\nOptions");
+        "       mlnet-workload --from=simai|astra1 FILE --output PREFIX [--gpus N] [--dims A,B,...] "
+        "[--passes N]\n"
+        "Writes one training step as Chakra traces PREFIX.<rank>.et and prints the plan; with --from, "
+        "imports a\n"
+        "SimAI / AICB or ASTRA-sim 1.0 text workload (--gpus: the GPU count when the file has no all_gpus:;\n"
+        "--dims: ASTRA-sim 1.0's logical dimensions, fastest first; --passes: its --num-passes).\n\nOptions");
     options.add_options()("help,h", "print this help")  //
         ("model", po::value<std::string>(),
          ("a preset (" + joined(modelPresetNames()) + ") or a JSON/YAML model file (keys in model-spec.h)")
@@ -115,20 +258,28 @@ int run(int argc, char** argv) {
          "TP without sequence parallelism (all-reduces instead of all-gather + reduce-scatter)")  //
         ("tp-comm-overlap",
          "overlap the sequence-parallel all-gather / reduce-scatter with their GEMMs "
-         "(Transformer Engine)")                                                                          //
-        ("order", po::value<std::string>(), "rank order, fastest first (default tp-cp-ep-dp-pp)")         //
-        ("bucket-params", po::value<std::string>(), "parameters per gradient bucket (default 40000000)")  //
-        ("steps", po::value<std::string>(), "training steps (default 1)")                                 //
-        ("measured-times", po::value<std::string>(), "CSV of measured kernel times (op,phase,time_us)")   //
-        ("allow-oom", "write the traces even if a rank's memory exceeds the GPU's")                       //
-        ("plan-only", "print the plan, write nothing")                                                    //
-        ("json", "print the plan as one JSON object")                                                     //
-        ("gzip", "write PREFIX.<rank>.et.gz")                                                             //
-        ("output", po::value<std::string>(), "path prefix of the trace files; directories are created");
+         "(Transformer Engine)")                                                                           //
+        ("order", po::value<std::string>(), "rank order, fastest first (default tp-cp-ep-dp-pp)")          //
+        ("bucket-params", po::value<std::string>(), "parameters per gradient bucket (default 40000000)")   //
+        ("steps", po::value<std::string>(), "training steps (default 1)")                                  //
+        ("measured-times", po::value<std::string>(), "CSV of measured kernel times (op,phase,time_us)")    //
+        ("allow-oom", "write the traces even if a rank's memory exceeds the GPU's")                        //
+        ("plan-only", "print the plan, write nothing")                                                     //
+        ("json", "print the plan as one JSON object")                                                      //
+        ("gzip", "write PREFIX.<rank>.et.gz")                                                              //
+        ("output", po::value<std::string>(), "path prefix of the trace files; directories are created")    //
+        ("from", po::value<std::string>(), "import FILE: simai (SimAI / AICB) or astra1 (ASTRA-sim 1.0)")  //
+        ("dims", po::value<std::string>(), "with --from: logical dimensions, fastest first (e.g. 8,4)")    //
+        ("passes", po::value<std::string>(), "with --from: training passes (default 1)");
+    po::options_description hidden;
+    hidden.add_options()("workload-file", po::value<std::string>());
+    po::options_description all;
+    all.add(options).add(hidden);
     po::variables_map vm;
     try {
-        const po::positional_options_description noPositionals;
-        po::store(po::command_line_parser(argc, argv).options(options).positional(noPositionals).run(), vm);
+        po::positional_options_description positionals;
+        positionals.add("workload-file", 1);
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positionals).run(), vm);
         po::notify(vm);
     } catch (const po::error& e) {
         std::cerr << "mlnet-workload: " << e.what() << "\nTry 'mlnet-workload --help'.\n";
@@ -137,6 +288,20 @@ int run(int argc, char** argv) {
     if (vm.count("help")) {
         std::cout << options;
         return 0;
+    }
+    if (vm.count("from")) {
+        return runImport(vm);
+    }
+    for (const char* importOnly : {"workload-file", "dims", "passes"}) {
+        if (vm.count(importOnly)) {
+            std::cerr << "mlnet-workload: "
+                      << (std::string(importOnly) == "workload-file"
+                              ? "'" + vm["workload-file"].as<std::string>() +
+                                    "': a file is taken only with --from"
+                              : std::string("--") + importOnly + " is taken only with --from")
+                      << "\nTry 'mlnet-workload --help'.\n";
+            return 1;
+        }
     }
     Options o;
     auto text = [&](const char* name, std::string& out) {

@@ -330,15 +330,23 @@ TraceSet loadTraceSet(const std::string& prefix, const TraceSetOptions& options,
 
 TraceSet loadTraceSetFromMemory(const std::string& label, const std::vector<std::string>& rankBytes,
                                 const TraceSetOptions& options, Diagnostics& diag) {
+    return loadTraceSetFromRanks(
+        label, static_cast<uint32_t>(rankBytes.size()), [&](Rank r) { return rankBytes[r]; },
+        [&](Rank r) { return label + "." + std::to_string(r) + ".et"; }, options, diag);
+}
+
+TraceSet loadTraceSetFromRanks(const std::string& label, uint32_t numRanks,
+                               const std::function<std::string(Rank)>& rankBytes,
+                               const std::function<std::string(Rank)>& rankName,
+                               const TraceSetOptions& options, Diagnostics& diag) {
     TraceSet set;
     set.prefix = label;
-    const auto numRanks = static_cast<uint32_t>(rankBytes.size());
     set.groups = CommGroups(numRanks);
     set.ranks.reserve(numRanks);
     for (Rank r = 0; r < numRanks; ++r) {
-        set.ranks.push_back(readRankTraceFromBuffer(
-            std::vector<uint8_t>(rankBytes[r].begin(), rankBytes[r].end()),
-            label + "." + std::to_string(r) + ".et", r, numRanks, options.read, diag));
+        const std::string bytes = rankBytes(r);
+        set.ranks.push_back(readRankTraceFromBuffer(std::vector<uint8_t>(bytes.begin(), bytes.end()),
+                                                    rankName(r), r, numRanks, options.read, diag));
     }
     finishTraceSet(set, options, diag);
     return set;

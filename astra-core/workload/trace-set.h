@@ -3,13 +3,14 @@
 #ifndef MLNET_WORKLOAD_TRACE_SET_H
 #define MLNET_WORKLOAD_TRACE_SET_H
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "comm-groups.h"
-#include "util/diagnostics.h"
 #include "trace-options.h"
 #include "trace-types.h"
+#include "util/diagnostics.h"
 
 namespace mlnet {
 
@@ -31,6 +32,14 @@ TraceSet loadTraceSet(const std::string& prefix, const TraceSetOptions& options,
 // messages and rank r is named "<label>.<r>.et".
 TraceSet loadTraceSetFromMemory(const std::string& label, const std::vector<std::string>& rankBytes,
                                 const TraceSetOptions& options, Diagnostics& diag);
+
+// The same from ranks produced one at a time (workloads imported or generated in memory): rankBytes(r) gives
+// rank r's file contents, read and dropped before the next rank's are made, so the set never holds every
+// rank's bytes at once; rankName(r) names rank r in messages.
+TraceSet loadTraceSetFromRanks(const std::string& label, uint32_t numRanks,
+                               const std::function<std::string(Rank)>& rankBytes,
+                               const std::function<std::string(Rank)>& rankName,
+                               const TraceSetOptions& options, Diagnostics& diag);
 
 // As loadTraceSet, but throws TraceError listing the errors; warnings are returned through `warnings` if
 // given.

@@ -2,8 +2,10 @@
 // config.json with --logical-topology-configuration, its analytical YAML, or our JSON network description)
 // in; ASTRA-sim's result lines on stdout, and in --output-dir a summary.json (iteration time, per-rank and
 // per-collective times, the network's congestion picture and the run's cost), fct.txt, pfc.txt, queue samples
-// and a timeline.json that Perfetto opens. Exit status: 0 finished, 1 usage, 2 invalid input, 3 the run could
-// not finish (no progress, a PFC deadlock, the time limit), with a report of what every rank waits for.
+// and a timeline.json that Perfetto opens. SimAI's inputs too: its text workload (imported in memory), its
+// SimAI.conf with its topology file (--topology), and its simulator's flags -w, -n, -c (-t, -g, -s accepted).
+// Exit status: 0 finished, 1 usage, 2 invalid input, 3 the run could not finish (no progress, a PFC
+// deadlock, the time limit), with a report of what every rank waits for.
 #include <google/protobuf/stubs/logging.h>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "ns3/command-line.h"
 #include "ns3/rng-seed-manager.h"
@@ -37,6 +40,7 @@
 #include "util/memory-limit.h"
 #include "util/process-usage.h"
 #include "util/tool-main.h"
+#include "workload/importers/workload-importer.h"
 #include "workload/trace-set.h"
 
 using namespace mlnet;
@@ -49,7 +53,7 @@ struct Options {
     std::string workload, system, network, memory, groups = "empty", logical, outputDir, pcap, cc, ccPreset;
     std::string rateTrace, rateTracePortText;
     std::optional<SwitchPort> rateTracePort;
-    std::string logging, loggingFolder;
+    std::string logging, loggingFolder, topology, workloadFormat, passesText;
     // Numbers and flags as typed; read through CliNumbers after parsing.
     std::string queuesPerDimText = "1", injectionScaleText = "1", commScaleText = "1", computeScaleText = "1";
     std::string seedText = "0", maxMemoryText;
@@ -139,14 +143,50 @@ void stopWhenDrained(void* api, uint64_t) {
     static_cast<RoceNetworkApi*>(api)->StopWhenDrained();
 }
 
+// SimAI's simulator takes -w WORKLOAD -n TOPOLOGY -c SimAI.conf (and -t THREADS; -g and -s it ignores): the
+// same as --workload-configuration, --topology and --network-configuration, so its users change only the
+// binary's name. Returns the arguments with those rewritten; `notes` says what was accepted without effect.
+std::vector<std::string> simaiArguments(int argc, char** argv, bool& simaiWorkload, std::string& notes) {
+    std::vector<std::string> out;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        static const std::map<std::string, std::string> kFlags = {
+            {"-w", "--workload-configuration="}, {"-n", "--topology="}, {"-c", "--network-configuration="}};
+        const auto flag = kFlags.find(a);
+        if (i > 0 && i + 1 < argc && flag != kFlags.end()) {
+            out.push_back(flag->second + argv[++i]);
+            simaiWorkload |= a == "-w";
+        } else if (i > 0 && i + 1 < argc && (a == "-t" || a == "-g" || a == "-s")) {
+            notes += "mlnet-ns3: " + a + " " + argv[++i] + " accepted without effect (" +
+                     (a == "-t" ? "SimAI's thread count: this run is single-threaded"
+                                : "SimAI's simulator ignores it too") +
+                     ")\n";
+        } else {
+            out.push_back(a);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 namespace {
 
-int run(int argc, char** argv) {
+int run(int argcGiven, char** argvGiven) {
     google::protobuf::SetLogHandler(nullptr);
     SimulatorSession session;
     Options o;
+    bool simaiFlags = false;
+    std::string simaiNotes;
+    std::vector<std::string> arguments = simaiArguments(argcGiven, argvGiven, simaiFlags, simaiNotes);
+    std::vector<char*> argvStore;
+    for (std::string& a : arguments) {
+        argvStore.push_back(a.data());
+    }
+    argvStore.push_back(nullptr);
+    int argc = static_cast<int>(arguments.size());
+    char** argv = argvStore.data();
+    std::cerr << simaiNotes;
     ToolCommandLine tool("mlnet-ns3");
     if (!tool.TakeAttributes(argc, argv) || !tool.CheckFlags(argc, argv,
                                                              {"rendezvous-protocol", "overlap-collectives",
@@ -156,13 +196,27 @@ int run(int argc, char** argv) {
     }
     ns3::CommandLine cmd(__FILE__);
     cmd.Usage(
-        "mlnet-ns3 --workload-configuration=PREFIX --system-configuration=SYSTEM.json "
-        "--network-configuration=NETWORK [options]\n"
-        "Runs Chakra traces on the packet-level RoCE network. NETWORK: our JSON network description, "
-        "ASTRA-sim's "
-        "ns-3 config.txt / config.json (with --logical-topology-configuration), or an ASTRA-sim analytical "
+        "mlnet-ns3 --workload-configuration=PREFIX|FILE --system-configuration=SYSTEM.json "
+        "--network-configuration=NETWORK [--topology=FILE] [options]\n"
+        "       mlnet-ns3 -w WORKLOAD.txt -n TOPOLOGY -c SimAI.conf   (SimAI's flags)\n"
+        "Runs Chakra traces (or a SimAI / ASTRA-sim 1.0 text workload) on the packet-level RoCE network. "
+        "NETWORK: our JSON network description, ASTRA-sim's ns-3 config.txt / config.json (with "
+        "--logical-topology-configuration), SimAI.conf with a SimAI topology file, or an ASTRA-sim "
+        "analytical "
         "YAML.");
-    tool.AddText(cmd, "workload-configuration", "Chakra trace prefix: PREFIX.<rank>.et", o.workload);
+    tool.AddText(cmd, "workload-configuration",
+                 "Chakra trace prefix PREFIX.<rank>.et, or a SimAI / ASTRA-sim 1.0 text workload FILE",
+                 o.workload);
+    tool.AddText(
+        cmd, "workload-format",
+        "a text workload's tool: simai or astra1 (default: from its content; ASTRA-sim 1.0 when either "
+        "fits, SimAI with -w)",
+        o.workloadFormat);
+    tool.AddText(cmd, "num-passes", "a text workload's training passes (ASTRA-sim 1.0's; default 1)",
+                 o.passesText);
+    tool.AddText(cmd, "topology",
+                 "the topology file of a config.txt-style NETWORK (SimAI's -n), instead of its TOPOLOGY_FILE",
+                 o.topology);
     tool.AddText(cmd, "system-configuration", "ASTRA-sim system JSON", o.system);
     tool.AddText(cmd, "network-configuration", "network description (see above)", o.network);
     tool.AddText(cmd, "remote-memory-configuration",
@@ -223,26 +277,69 @@ int run(int argc, char** argv) {
     }
     for (const auto& [flag, value] :
          {std::pair<const char*, std::string*>{"workload-configuration", &o.workload},
-          {"system-configuration", &o.system},
           {"network-configuration", &o.network}}) {
         if (value->empty()) {
             return usage(cmd, std::string("--") + flag + " is required");
         }
+    }
+    const bool textWorkload = importers::looksLikeTextWorkload(o.workload);
+    std::optional<importers::WorkloadFormat> format;
+    if (!o.workloadFormat.empty()) {
+        if (o.workloadFormat != "simai" && o.workloadFormat != "astra1") {
+            return usage(cmd,
+                         "--workload-format must be 'simai' or 'astra1', not '" + o.workloadFormat + "'");
+        }
+        format = o.workloadFormat == "simai" ? importers::WorkloadFormat::SimAI
+                                             : importers::WorkloadFormat::Astra1;
+    } else if (simaiFlags) {
+        format = importers::WorkloadFormat::SimAI;  // given as SimAI's -w
+    }
+    uint64_t passes = 1;
+    if (!o.passesText.empty() && !numbers.count("num-passes", o.passesText, 1, 1000, passes)) {
+        std::cerr << numbers.error() << "\n";
+        return 1;
+    }
+    if (!textWorkload && (!o.workloadFormat.empty() || !o.passesText.empty())) {
+        return usage(cmd,
+                     "--workload-format and --num-passes apply to text workloads (a SimAI or ASTRA-sim 1.0 "
+                     "file); '" +
+                         o.workload + "' is a Chakra trace prefix");
+    }
+    const bool simaiText =
+        textWorkload &&
+        format.value_or(
+            importers::detectFileFormat(o.workload).value_or(importers::WorkloadFormat::Astra1)) ==
+            importers::WorkloadFormat::SimAI;
+    if (o.system.empty() && !simaiText) {
+        return usage(cmd, "--system-configuration is required (only a SimAI text workload runs without one)");
     }
     if (o.rendezvous) {
         return usage(cmd, "--rendezvous-protocol is not supported; leave it false");
     }
 
     Diagnostics diag;
-    const SystemConfig system = loadSystemConfig(o.system, diag);
-    RemoteMemoryConfig memory;
-    if (!o.memory.empty()) {
-        memory = loadRemoteMemoryConfig(o.memory, diag);
-    }
-    std::optional<NetworkDescription> network = loadNetworkDescription(o.network, diag);
+    std::optional<NetworkDescription> network = loadNetworkDescription(o.network, diag, o.topology);
     std::optional<std::vector<uint32_t>> logicalDims;
     if (!o.logical.empty()) {
         logicalDims = loadLogicalTopology(o.logical, diag);
+    }
+    // A SimAI user has no system file: SimAI's collectives as ours (simaiSystemJson), one algorithm per
+    // logical dimension.
+    const std::size_t logicalCount = logicalDims ? logicalDims->size()
+                                     : network   ? network->topology->dimensions.size()
+                                                 : 1;
+    SystemConfig system = o.system.empty() ? parseSystemConfig(importers::simaiSystemJson(logicalCount),
+                                                               "built-in SimAI system", diag)
+                                           : loadSystemConfig(o.system, diag);
+    // SimAI's 6 us send latency delays every flow, on a TP or DP group as on the whole machine.
+    system.endpointDelayOnSubCommunicators = o.system.empty();
+    if (o.system.empty()) {
+        std::cout << "system: SimAI's collectives (ring, direct all-to-all, one chunk, 6 us send latency as "
+                     "endpoint-delay; give --system-configuration to change them)\n";
+    }
+    RemoteMemoryConfig memory;
+    if (!o.memory.empty()) {
+        memory = loadRemoteMemoryConfig(o.memory, diag);
     }
     TraceSetOptions traceOptions;
     traceOptions.read.strict = o.strict;
@@ -252,7 +349,26 @@ int run(int argc, char** argv) {
         traceOptions.commGroupFile = o.groups;
     }
     TraceSet traces;
-    if (!diag.hasErrors()) {
+    bool overlap = o.overlap;
+    if (!diag.hasErrors() && textWorkload) {
+        std::vector<uint32_t> dims;
+        for (const Dimension& d : network->topology->dimensions) {
+            dims.push_back(d.npus);
+        }
+        if (logicalDims) {
+            dims = *logicalDims;
+        }
+        std::string report;
+        traces = importers::importForSimulator(o.workload, format, static_cast<uint32_t>(passes),
+                                               network->topology->numRanks(), dims, traceOptions,
+                                               o.maxMemoryBytes, diag, report);
+        std::cout << report;
+        if (!diag.hasErrors()) {
+            std::cout
+                << "collectives overlap, as both tools run a rank's collectives (--overlap-collectives)\n";
+        }
+        overlap = true;
+    } else if (!diag.hasErrors()) {
         traces = loadTraceSet(o.workload, traceOptions, diag);
     }
     if (diag.hasErrors()) {
@@ -299,9 +415,14 @@ int run(int argc, char** argv) {
     std::vector<NamedPath> read = {
         {o.system, "system configuration"},        {o.network, "network configuration"},
         {o.memory, "remote-memory configuration"}, {traceOptions.commGroupFile, "communicator groups"},
-        {o.logical, "logical topology"},           {network->topology->source, "topology"}};
-    for (const RankTrace& rank : traces.ranks) {
-        read.push_back({rank.path, "trace of rank " + std::to_string(rank.rank)});
+        {o.logical, "logical topology"},           {network->topology->source, "topology"},
+        {o.topology, "topology (--topology)"}};
+    if (textWorkload) {
+        read.push_back({o.workload, "workload file"});
+    } else {
+        for (const RankTrace& rank : traces.ranks) {
+            read.push_back({rank.path, "trace of rank " + std::to_string(rank.rank)});
+        }
     }
     if (settings.background) {
         read.push_back({settings.background->flowSizeCdf, "background flow-size CDF"});
@@ -351,7 +472,7 @@ int run(int argc, char** argv) {
                                                         : settings.priorityClasses);
     SimulationOptions simOptions;
     simOptions.physical = setup.topology.get();
-    simOptions.executor.overlapCollectives = o.overlap;
+    simOptions.executor.overlapCollectives = overlap;
     simOptions.queuesPerDimension = o.queuesPerDim;
     simOptions.injectionScale = o.injectionScale;
     Simulation simulation(traces, system, setup.logical, memory, simOptions, api, diag);

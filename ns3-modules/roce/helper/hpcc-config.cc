@@ -298,7 +298,8 @@ void requireFlowInputs(const HpccConfig& config, Diagnostics& diag) {
     }
 }
 
-void checkConfigAgainstTopology(const HpccConfig& config, const TopologySpec& topology, Diagnostics& diag) {
+void checkConfigAgainstTopology(const HpccConfig& config, const TopologySpec& topology, Diagnostics& diag,
+                                const std::vector<std::string>& unmarkedTiers) {
     auto keyAt = [&](const char* key) {
         const auto it = config.givenKeys.find(key);
         return it != config.givenKeys.end() ? atLine(config.path, it->second) + ": key '" + key + "'"
@@ -308,8 +309,12 @@ void checkConfigAgainstTopology(const HpccConfig& config, const TopologySpec& to
         // Only switch egress ports mark; a rate is needed once, with the first cable that uses it.
         // Switches mark at egress, and so do NPUs that forward; a rate is needed once, with the first cable.
         std::map<uint64_t, int> rates;
+        auto marks = [&](uint32_t vertex) {
+            return topology.isSwitch(vertex) && std::find(unmarkedTiers.begin(), unmarkedTiers.end(),
+                                                          topology.tierName(vertex)) == unmarkedTiers.end();
+        };
         for (const SpecCable& cable : topology.cables) {
-            if (topology.hostsForward() || topology.isSwitch(cable.a) || topology.isSwitch(cable.b)) {
+            if (topology.hostsForward() || marks(cable.a) || marks(cable.b)) {
                 rates.emplace(cable.rateBps, cable.line);
             }
         }

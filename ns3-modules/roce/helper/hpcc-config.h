@@ -183,8 +183,10 @@ void requireFlowInputs(const HpccConfig& config, Diagnostics& diag);
 
 // Checks that need the topology: with ENABLE_QCN every switch port's link rate has a KMIN_MAP, KMAX_MAP and
 // PMAX_MAP entry (the reference aborts on the first missing one), Kmin <= Kmax, and LINK_DOWN names two
-// linked nodes. Messages name the configuration file, the key's line and the topology file.
-void checkConfigAgainstTopology(const HpccConfig& config, const TopologySpec& topology, Diagnostics& diag);
+// linked nodes. Switches of the tiers in `unmarkedTiers` do not mark, so their links need no entry (SimAI's
+// NVSwitches). Messages name the configuration file, the key's line and the topology file.
+void checkConfigAgainstTopology(const HpccConfig& config, const TopologySpec& topology, Diagnostics& diag,
+                                const std::vector<std::string>& unmarkedTiers = {});
 
 // dir/path for a relative path; absolute and empty paths unchanged.
 std::string resolvePath(const std::string& path, const std::string& dir);

@@ -8,6 +8,8 @@
 #include "cc-algorithm.h"
 #include "cc-selection.h"
 #include "network/topology-description.h"
+#include "simai-config.h"
+#include "simai-topology.h"
 #include "util/json-section.h"
 #include "util/json-text.h"
 
@@ -375,18 +377,40 @@ std::optional<NetworkDescription> fromOurJson(const nlohmann::json& doc, const s
     return diag.hasErrors() ? std::nullopt : std::optional<NetworkDescription>(std::move(d));
 }
 
-std::optional<NetworkDescription> fromHpccConfig(HpccConfig config, Diagnostics& diag) {
+std::optional<NetworkDescription> fromHpccConfig(HpccConfig config, const std::string& topologyFile,
+                                                 Diagnostics& diag) {
     if (diag.hasErrors()) {
         return std::nullopt;
     }
-    if (config.topologyFile.empty()) {
-        diag.error(config.path + ": TOPOLOGY_FILE is missing; expected the physical topology file");
+    std::string topology = topologyFile;
+    if (topology.empty()) {
+        if (config.topologyFile.empty()) {
+            diag.error(
+                config.path +
+                ": TOPOLOGY_FILE is missing; expected the physical topology file (or --topology=FILE)");
+            return std::nullopt;
+        }
+        topology = locateConfigInput(config, "TOPOLOGY_FILE", config.topologyFile, diag);
+        if (topology.empty()) {
+            return std::nullopt;
+        }
+    } else if (!checkReadableFile(topology, diag, "topology file (--topology)")) {
         return std::nullopt;
     }
     NetworkDescription d;
-    const std::string topology = locateConfigInput(config, "TOPOLOGY_FILE", config.topologyFile, diag);
-    if (topology.empty()) {
-        return std::nullopt;
+    if (simai::isSimaiTopologyFile(topology)) {
+        // SimAI's pair: its topology file (GPUs, NVSwitches, switches) and its reading of the configuration.
+        simai::applySimaiSemantics(config, diag);
+        std::optional<TopologySpec> spec = simai::loadSimaiTopology(topology, diag);
+        if (!spec) {
+            return std::nullopt;
+        }
+        d.topology = std::make_shared<const TopologySpec>(std::move(*spec));
+        checkConfigAgainstTopology(config, *d.topology, diag, {simai::kScaleUpTier});
+        d.settings = packetSettingsFromHpccConfig(config);
+        d.settings.form = "simai";
+        d.settings.fabric.tiers[simai::kScaleUpTier].ecnEnabled = false;
+        return diag.hasErrors() ? std::nullopt : std::optional<NetworkDescription>(std::move(d));
     }
     d.topology = loadTopologyDescription(topology, diag);
     if (!d.topology) {
@@ -439,7 +463,15 @@ PacketModelSettings packetSettingsFromHpccConfig(const HpccConfig& config) {
     return s;
 }
 
-std::optional<NetworkDescription> loadNetworkDescription(const std::string& path, Diagnostics& diag) {
+std::optional<NetworkDescription> loadNetworkDescription(const std::string& path, Diagnostics& diag,
+                                                         const std::string& topologyFile) {
+    const bool hpccStyle = !endsWith(path, ".yml") && !endsWith(path, ".yaml") && !endsWith(path, ".json");
+    if (!topologyFile.empty() && !hpccStyle) {
+        diag.error(path + ": --topology=" + topologyFile +
+                   " goes with a config.txt-style configuration (SimAI.conf, ASTRA-sim's ns-3 config.txt), "
+                   "whose topology it names; this description gives its own");
+        return std::nullopt;
+    }
     if (endsWith(path, ".yml") || endsWith(path, ".yaml")) {
         NetworkDescription d;
         d.topology = loadTopologyDescription(path, diag);
@@ -447,8 +479,8 @@ std::optional<NetworkDescription> loadNetworkDescription(const std::string& path
         d.settings.form = "astra-analytical";
         return d.topology ? std::optional<NetworkDescription>(std::move(d)) : std::nullopt;
     }
-    if (!endsWith(path, ".json")) {
-        return fromHpccConfig(loadHpccConfig(path, diag), diag);
+    if (hpccStyle) {
+        return fromHpccConfig(loadHpccConfig(path, diag), topologyFile, diag);
     }
     std::string text;
     if (!readTextFile(path, text, diag, "network configuration")) {
@@ -469,10 +501,10 @@ std::optional<NetworkDescription> loadNetworkDescription(const std::string& path
         return fromOurJson(doc, path, text, diag);
     }
     if (isAstraNs3JsonConfig(doc)) {
-        return fromHpccConfig(hpccConfigFromAstraJson(doc, path, text, diag), diag);
+        return fromHpccConfig(hpccConfigFromAstraJson(doc, path, text, diag), "", diag);
     }
     if (doc.contains("CC_MODE") || doc.contains("TOPOLOGY_FILE")) {
-        return fromHpccConfig(hpccConfigFromJson(doc, path, text, diag), diag);
+        return fromHpccConfig(hpccConfigFromJson(doc, path, text, diag), "", diag);
     }
     NetworkDescription d;  // the analytical tools' JSON forms (dimensions, FatTree, topology-file)
     d.topology = topologyFromJson(doc, path, text, diag);

@@ -23,6 +23,7 @@
 //       --flow-starts, --ecmp, --hpcc-rate-change, --nic-arbitration, --int-fields, --ecn-draws, --mmu,
 //       --pfc-pause, --ack-class, --retransmit options of model-rules.h, as keys)
 // - ASTRA-sim's ns-3 backend configuration: config.txt (HPCC keys, TOPOLOGY_FILE) or its config.json;
+// - SimAI's: its SimAI.conf (config.txt keys) with its topology file (TOPOLOGY_FILE or --topology);
 // - an ASTRA-sim analytical network YAML (or its JSON keys): a multi-dimensional network at packet level.
 // Forms without packet-model sections use the defaults below (RoCEv2 4 KB payloads, cut-through switches, 32
 // MB buffers, PFC, ECN 100/400 KB per 25 Gb/s, DCQCN with the paper's parameters).
@@ -72,7 +73,8 @@ struct PacketModelSettings {
     uint64_t seed = 1;
     std::optional<BackgroundSettings> background;
     std::optional<HpccConfig::LinkDown> linkDown;
-    // How the description was given, for the summary: "json", "astra-ns3-config", "astra-analytical".
+    // How the description was given, for the summary: "json", "astra-ns3-config", "simai",
+    // "astra-analytical".
     std::string form;
     // The packet-model sections a JSON description gave ("switch", "nic", ...), for tools that honour only
     // some of them (mlnet-flows) and must refuse the rest.
@@ -86,8 +88,12 @@ struct NetworkDescription {
 
 // Reads a network configuration in any of the forms above; errors name the file, the line and the key.
 // Relative paths inside ASTRA-sim / HPCC configurations are taken from the working directory, as ASTRA-sim
-// does, and otherwise from the configuration's folder.
-std::optional<NetworkDescription> loadNetworkDescription(const std::string& path, Diagnostics& diag);
+// does, and otherwise from the configuration's folder. `topologyFile`, for config.txt-style configurations
+// only, replaces their TOPOLOGY_FILE (SimAI passes its topology separately, -n FILE). A SimAI topology file
+// (simai-topology.h) makes the configuration a SimAI.conf, read with SimAI's semantics
+// (simai-config.h): GPUs are the hosts, NVSwitches the "scale-up" tier, which does not mark ECN.
+std::optional<NetworkDescription> loadNetworkDescription(const std::string& path, Diagnostics& diag,
+                                                         const std::string& topologyFile = "");
 
 // The topology of a network file for tools that take their packet-model settings elsewhere (mlnet-flows,
 // mlnet-trafficgen): a JSON network description is read whole, every section checked by the rules mlnet-ns3
