@@ -241,7 +241,7 @@ TEST_F(MlnetFlows, CompatibleModeChargesReferenceSizesAndCapturesRealFrames) {
 TEST_F(MlnetFlows, UnknownCompatModeIsAUsageError) {
     FlowsRun r = run(m_dir + "/config.txt --compat=ns3");
     EXPECT_EQ(r.status, 1);
-    EXPECT_THAT(r.err, HasSubstr("--compat must be none or hpcc, not 'ns3'"));
+    EXPECT_THAT(r.err, HasSubstr("--compat must be none, hpcc or astra-ns3, not 'ns3'"));
 }
 
 // Lossless means lossless for every class. Hosts 1 and 2 fill host 0's port in priority 3 until their ingress

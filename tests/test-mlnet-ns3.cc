@@ -467,19 +467,19 @@ TEST_F(MlnetNs3, ModelRulesFromTheDescriptionAndTheCommandLine) {
     EXPECT_EQ(r.summary["inputs"]["model_rules"],
               "framing hpcc, HPCC queue point, flow starts reference, ECMP ours, HPCC rate change shift, "
               "NIC arbitration hpcc, INT fields hpcc, ECN draws hpcc, MMU hpcc, PFC pause hpcc, ACK class "
-              "hpcc, retransmit hpcc");
+              "hpcc, retransmit hpcc, delivery arrival");
     r = ns3(m_dir + "/mr", compat, "--framing=rocev2 --ecmp=hpcc");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.summary["inputs"]["model_rules"],
               "framing rocev2, HPCC queue point, flow starts reference, ECMP hpcc, HPCC rate change shift, "
               "NIC arbitration hpcc, INT fields hpcc, ECN draws hpcc, MMU hpcc, PFC pause hpcc, ACK class "
-              "hpcc, retransmit hpcc");
+              "hpcc, retransmit hpcc, delivery arrival");
     r = ns3(m_dir + "/mr", compat, "--compat=none");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.summary["inputs"]["model_rules"],
               "framing rocev2, HPCC queue mean, flow starts exact, ECMP ours, HPCC rate change keep, "
               "NIC arbitration ours, INT fields exact, ECN draws ours, MMU ours, PFC pause quanta, ACK class "
-              "ours, retransmit timeout");
+              "ours, retransmit timeout, delivery arrival");
     r = ns3(m_dir + "/mr", write("bad.json", base + R"({"ecmp": "random"}})"));
     EXPECT_EQ(r.status, 2);
     EXPECT_THAT(r.err, HasSubstr("key 'model-rules.ecmp': must be ours or hpcc, not 'random'"));

@@ -70,6 +70,40 @@ TEST(FrameCharges, HpccFramingTakesTheReferencesWholeNanoseconds) {
     EXPECT_EQ(chargedWireTimePs(ours, 1062, 100'000'000'000), 86'560u);  // (1062 + 20) B x 80 ps
 }
 
+// ASTRA-sim's ns-3 backend (astra-network-ns3): the reference's headers with a 2-byte "PPP" header, so 1000 B
+// of payload travel in 1036 B frames; its ACK padding still assumes 14 bytes (48 B without INT, 76 B with
+// HPCC's block), PFC frames are 31 B.
+TEST(FrameCharges, AstraNs3FramingIsItsBackendsPacketSizes) {
+    for (const auto& [intBlock, data, ack] : {std::tuple<uint32_t, uint32_t, uint32_t>{0, 1036, 48},
+                                              {FrameCharges::kTimelyIntBlockBytes, 1044, 48},
+                                              {FrameCharges::kHpccIntBlockBytes, 1078, 76}}) {
+        const FrameCharges f{Framing::AstraNs3, intBlock};
+        EXPECT_EQ(f.Data(1000, intBlock == FrameCharges::kHpccIntBlockBytes), data);
+        EXPECT_EQ(f.Ack(2, true), ack);
+        EXPECT_EQ(f.Cnp(), ack);  // it sends none; ECN is echoed on ACKs
+        EXPECT_EQ(f.Pause(), 31u);
+        EXPECT_EQ(f.OverheadBytes(), 0u);
+        EXPECT_TRUE(f.ReferenceSizes());
+    }
+}
+
+// ns-3.42 rounds a frame's time to the nearest ns where the reference truncates: 1036 B take 21 ns at
+// 400 Gb/s (20.72), 41 at 200 Gb/s (41.44), 332 at 25 Gb/s (331.52); a half rounds down when the 64.64
+// quotient is truncated below it (75 B at 400 Gb/s, 1.5 ns, take 1; 125 B, 2.5 ns, take 2).
+TEST(FrameCharges, AstraNs3FramingRoundsToTheNearestNanosecond) {
+    const FrameCharges astra{Framing::AstraNs3, 0};
+    EXPECT_EQ(chargedWireTimePs(astra, 1036, 400'000'000'000), 21'000u);
+    EXPECT_EQ(chargedWireTimePs(astra, 1036, 200'000'000'000), 41'000u);
+    EXPECT_EQ(chargedWireTimePs(astra, 1036, 25'000'000'000), 332'000u);
+    EXPECT_EQ(chargedWireTimePs(astra, 48, 25'000'000'000), 15'000u);  // 15.36
+    EXPECT_EQ(chargedWireTimePs(astra, 31, 25'000'000'000), 10'000u);  // 9.92
+    EXPECT_EQ(chargedWireTimePs(astra, 75, 400'000'000'000), 1'000u);
+    EXPECT_EQ(chargedWireTimePs(astra, 125, 400'000'000'000), 2'000u);
+    EXPECT_EQ(chargedWireTimePs(astra, 1036, 6'300'000'000), 1'316'000u);  // 1315.56: paced
+    const FrameCharges reference{Framing::Hpcc, 0};
+    EXPECT_EQ(chargedWireTimePs(reference, 1036, 400'000'000'000), 20'000u);
+}
+
 // The reference's first ECN draws, read from its own runs (logged at its ShouldSendCN): stream 218 on the
 // k=4 fat-tree, 1250 on k=8, 2258 on the 320-host one, and the numbers those streams gave it.
 TEST(FreshStreamDraws, TheReferencesStreamsAndNumbers) {
@@ -126,33 +160,65 @@ TEST(ReferenceFlowStarts, ThroughADoubleTruncated) {
 TEST(ModelRuleOptions, CompatThenEachRule) {
     ModelRules r;
     ModelRuleError error;
-    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
+    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(r.framing, Framing::Hpcc);
     EXPECT_FALSE(r.hpccMeanQueue);
     EXPECT_TRUE(r.referenceFlowStarts);
     EXPECT_EQ(r.ecmp, EcmpHashing::HpccReference);
     EXPECT_TRUE(r.referenceNicArbitration);
     ASSERT_TRUE(
-        parseModelRules({"hpcc", "rocev2", "", "", "ours", "", "", "", "", "", "", "", ""}, r, error));
+        parseModelRules({"hpcc", "rocev2", "", "", "ours", "", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(r.framing, Framing::RoceV2);
     EXPECT_EQ(r.ecmp, EcmpHashing::Ours);
     EXPECT_FALSE(r.hpccMeanQueue);
-    EXPECT_FALSE(parseModelRules({"ns3", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
-    EXPECT_EQ(error.message(), "--compat must be none or hpcc, not 'ns3'");
-    EXPECT_FALSE(parseModelRules({"", "", "", "", "random", "", "", "", "", "", "", "", ""}, r, error));
+    EXPECT_FALSE(parseModelRules({"ns3", "", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
+    EXPECT_EQ(error.message(), "--compat must be none, hpcc or astra-ns3, not 'ns3'");
+    EXPECT_FALSE(parseModelRules({"", "", "", "", "random", "", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(error.message(), "--ecmp must be ours or hpcc, not 'random'");
     EXPECT_EQ(error.option, "ecmp");
-    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "ours", "", "", "", "", "", ""}, r, error));
+    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "ours", "", "", "", "", "", "", ""}, r, error));
     EXPECT_FALSE(r.referenceNicArbitration);
     EXPECT_TRUE(r.hpccShiftPacing);
-    EXPECT_FALSE(parseModelRules({"", "", "", "", "", "", "scan", "", "", "", "", "", ""}, r, error));
+    EXPECT_FALSE(parseModelRules({"", "", "", "", "", "", "scan", "", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(error.message(), "--nic-arbitration must be ours or hpcc, not 'scan'");
-    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
+    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "", "", "", "", "", "", ""}, r, error));
     EXPECT_TRUE(r.referenceIntFields);
-    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "exact", "", "", "", "", ""}, r, error));
+    ASSERT_TRUE(parseModelRules({"hpcc", "", "", "", "", "", "", "exact", "", "", "", "", "", ""}, r, error));
     EXPECT_FALSE(r.referenceIntFields);
-    EXPECT_FALSE(parseModelRules({"", "", "", "", "", "", "", "wide", "", "", "", "", ""}, r, error));
+    EXPECT_FALSE(parseModelRules({"", "", "", "", "", "", "", "wide", "", "", "", "", "", ""}, r, error));
     EXPECT_EQ(error.message(), "--int-fields must be exact or hpcc, not 'wide'");
+    ModelRuleOptions o;
+    o.framing = "ppp";
+    EXPECT_FALSE(parseModelRules(o, r, error));
+    EXPECT_EQ(error.message(), "--framing must be rocev2, hpcc or astra-ns3, not 'ppp'");
+}
+
+// ASTRA-sim's ns-3 backend is the reference with its own frames, and its frontend credits a receive at the
+// sender's last ACK; each rule can still be set on its own over it.
+TEST(ModelRuleOptions, AstraNs3IsTheReferenceWithItsFramesAndReceiveCredit) {
+    ModelRules r;
+    ModelRuleError error;
+    ModelRuleOptions o;
+    o.compat = "astra-ns3";
+    ASSERT_TRUE(parseModelRules(o, r, error));
+    EXPECT_EQ(r.framing, Framing::AstraNs3);
+    EXPECT_TRUE(r.deliveryAtAck);
+    EXPECT_EQ(r.ecmp, EcmpHashing::HpccReference);
+    EXPECT_TRUE(r.referenceMmu);
+    EXPECT_TRUE(r.referenceAckClass);
+    o.framing = "hpcc";
+    ASSERT_TRUE(parseModelRules(o, r, error));
+    EXPECT_EQ(r.framing, Framing::Hpcc);
+    EXPECT_TRUE(r.deliveryAtAck);
+    EXPECT_EQ(describeModelRules(r).substr(0, 13), "framing hpcc,");
+    o = ModelRuleOptions{};
+    o.framing = "astra-ns3";
+    ASSERT_TRUE(parseModelRules(o, r, error));
+    EXPECT_EQ(
+        describeModelRules(r),
+        "framing astra-ns3, HPCC queue mean, flow starts exact, ECMP ours, HPCC rate change keep, NIC "
+        "arbitration ours, INT fields exact, ECN draws ours, MMU ours, PFC pause quanta, ACK class ours, "
+        "retransmit timeout, delivery arrival");
 }
 
 // Each on/off rule: its two names set it, --compat=hpcc sets it and the rule's own option overrides that, and
@@ -179,6 +245,8 @@ TEST(ModelRuleOptions, EveryRuleTakesItsTwoNamesOverCompat) {
         {&ModelRuleOptions::ackClass, "ack-class", "ours", "hpcc", &ModelRules::referenceAckClass},
         {&ModelRuleOptions::retransmit, "retransmit", "timeout", "hpcc", &ModelRules::referenceRetransmit},
     };
+    // (--delivery is astra-ns3's side, not the reference's:
+    // AstraNs3IsTheReferenceWithItsFramesAndReceiveCredit.)
     for (const Rule& rule : rules) {
         ModelRules r;
         ModelRuleError error;

@@ -259,6 +259,7 @@ SizeResult runPacket(const TraceSet& traces, const SystemConfig& system, const T
     RoceNetworkApi api(fabric, traces.numRanks(),
                        settings.priorityClasses.empty() ? std::vector<uint8_t>{settings.trafficClass}
                                                         : settings.priorityClasses);
+    api.SetDeliveryAtAck(rules.deliveryAtAck);
     SimulationOptions options;
     options.physical = setup.topology.get();
     Simulation simulation(traces, system, setup.logical, RemoteMemoryConfig{}, options, api, diag);

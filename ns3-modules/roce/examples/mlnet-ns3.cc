@@ -470,6 +470,7 @@ int run(int argcGiven, char** argvGiven) {
     RoceNetworkApi api(fabric, traces.numRanks(),
                        settings.priorityClasses.empty() ? std::vector<uint8_t>{settings.trafficClass}
                                                         : settings.priorityClasses);
+    api.SetDeliveryAtAck(rules.deliveryAtAck);
     SimulationOptions simOptions;
     simOptions.physical = setup.topology.get();
     simOptions.executor.overlapCollectives = overlap;

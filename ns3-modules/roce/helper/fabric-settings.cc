@@ -8,7 +8,7 @@ void applyCongestionControl(FabricSettings& settings, const CcSelection& selecti
     settings.ccFactory = selection.factory;
     settings.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
     settings.nic.intEnabled = selection.intEnabled;
-    // The block the reference's INT mode puts on every data packet and ACK (used by the HPCC framing only).
+    // The block the reference's INT mode puts on every data packet and ACK (used by its framings only).
     settings.nic.frames.hpccIntBlockBytes =
         selection.algorithm == CcAlgorithm::Hpcc     ? FrameCharges::kHpccIntBlockBytes
         : selection.algorithm == CcAlgorithm::Timely ? FrameCharges::kTimelyIntBlockBytes

@@ -21,6 +21,13 @@ ModelRules ModelRules::HpccCompatible() {
     return r;
 }
 
+ModelRules ModelRules::AstraNs3Compatible() {
+    ModelRules r = HpccCompatible();
+    r.framing = Framing::AstraNs3;
+    r.deliveryAtAck = true;
+    return r;
+}
+
 void ModelRules::ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const {
     settings.nic.frames.framing = framing;
     settings.ecmp = ecmp;
@@ -38,10 +45,15 @@ void ModelRules::ApplyTo(FabricSettings& settings, CcAlgorithm algorithm) const 
 }
 
 void AddModelRuleOptions(ToolCommandLine& tool, ns3::CommandLine& cmd, ModelRuleOptions& o) {
-    tool.AddText(cmd, "compat",
-                 "none (default) or hpcc: the HPCC reference simulator's side of every rule below", o.compat);
+    tool.AddText(
+        cmd, "compat",
+        "none (default), hpcc (the HPCC reference simulator's side of every rule below) or astra-ns3 "
+        "(ASTRA-sim's ns-3 backend's: hpcc's with framing astra-ns3 and delivery ack)",
+        o.compat);
     tool.AddText(cmd, "framing",
-                 "rocev2 (real frames, default) or hpcc (the reference's packet sizes, no IFG)", o.framing);
+                 "rocev2 (real frames, default), hpcc (the reference's packet sizes, no IFG, times truncated "
+                 "to the ns) or astra-ns3 (ASTRA-sim's ns-3 backend's: a 2-byte L2 header, times rounded)",
+                 o.framing);
     tool.AddText(cmd, "hpcc-queue",
                  "HPCC's queue term: mean (interval mean, default) or point (the reference's)", o.hpccQueue);
     tool.AddText(cmd, "flow-starts",
@@ -85,9 +97,37 @@ void AddModelRuleOptions(ToolCommandLine& tool, ns3::CommandLine& cmd, ModelRule
                  "timeout (default: go-back-N on a NAK or after --rto-us without progress) or hpcc (on a NAK "
                  "only, as the reference)",
                  o.retransmit);
+    tool.AddText(cmd, "delivery",
+                 "arrival (default: a receive completes when the last byte is in) or ack (when the sender's "
+                 "last ACK is back, as ASTRA-sim's ns-3 frontend)",
+                 o.delivery);
 }
 
 namespace {
+
+constexpr struct {
+    const char* name;
+    Framing framing;
+} kFramings[] = {{"rocev2", Framing::RoceV2}, {"hpcc", Framing::Hpcc}, {"astra-ns3", Framing::AstraNs3}};
+
+bool framingFromName(const std::string& name, Framing& framing) {
+    for (const auto& f : kFramings) {
+        if (name == f.name) {
+            framing = f.framing;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char* framingName(Framing framing) {
+    for (const auto& f : kFramings) {
+        if (framing == f.framing) {
+            return f.name;
+        }
+    }
+    return "?";
+}
 
 // Sets `value` from `text` when text is one of the two names; "" keeps it.
 bool pick(const char* option, const std::string& text, const char* ours, const char* reference,
@@ -109,16 +149,22 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
     rules = ModelRules{};
     if (o.compat == "hpcc") {
         rules = ModelRules::HpccCompatible();
+    } else if (o.compat == "astra-ns3") {
+        rules = ModelRules::AstraNs3Compatible();
     } else if (!o.compat.empty() && o.compat != "none") {
-        error = {"compat", "must be none or hpcc, not '" + o.compat + "'"};
+        error = {"compat", "must be none, hpcc or astra-ns3, not '" + o.compat + "'"};
         return false;
     }
-    bool hpccFraming = rules.framing == Framing::Hpcc;
+    if (!o.framing.empty()) {
+        if (!framingFromName(o.framing, rules.framing)) {
+            error = {"framing", "must be rocev2, hpcc or astra-ns3, not '" + o.framing + "'"};
+            return false;
+        }
+    }
     bool pointQueue = !rules.hpccMeanQueue;
     bool referenceEcmp = rules.ecmp == EcmpHashing::HpccReference;
     bool shift = rules.hpccShiftPacing;
-    if (!pick("framing", o.framing, "rocev2", "hpcc", hpccFraming, error) ||
-        !pick("hpcc-queue", o.hpccQueue, "mean", "point", pointQueue, error) ||
+    if (!pick("hpcc-queue", o.hpccQueue, "mean", "point", pointQueue, error) ||
         !pick("flow-starts", o.flowStarts, "exact", "reference", rules.referenceFlowStarts, error) ||
         !pick("ecmp", o.ecmp, "ours", "hpcc", referenceEcmp, error) ||
         !pick("hpcc-rate-change", o.hpccRateChange, "keep", "shift", shift, error) ||
@@ -128,10 +174,10 @@ bool parseModelRules(const ModelRuleOptions& o, ModelRules& rules, ModelRuleErro
         !pick("mmu", o.mmu, "ours", "hpcc", rules.referenceMmu, error) ||
         !pick("pfc-pause", o.pfcPause, "quanta", "hpcc", rules.referencePfc, error) ||
         !pick("ack-class", o.ackClass, "ours", "hpcc", rules.referenceAckClass, error) ||
-        !pick("retransmit", o.retransmit, "timeout", "hpcc", rules.referenceRetransmit, error)) {
+        !pick("retransmit", o.retransmit, "timeout", "hpcc", rules.referenceRetransmit, error) ||
+        !pick("delivery", o.delivery, "arrival", "ack", rules.deliveryAtAck, error)) {
         return false;
     }
-    rules.framing = hpccFraming ? Framing::Hpcc : Framing::RoceV2;
     rules.hpccMeanQueue = !pointQueue;
     rules.ecmp = referenceEcmp ? EcmpHashing::HpccReference : EcmpHashing::Ours;
     rules.hpccShiftPacing = shift;
@@ -154,6 +200,7 @@ const std::vector<ModelRuleField>& modelRuleFields() {
         {"pfc-pause", &O::pfcPause},
         {"ack-class", &O::ackClass},
         {"retransmit", &O::retransmit},
+        {"delivery", &O::delivery},
     };
     return fields;
 }
@@ -174,7 +221,7 @@ ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const Model
 }
 
 std::string describeModelRules(const ModelRules& r) {
-    return std::string("framing ") + (r.framing == Framing::Hpcc ? "hpcc" : "rocev2") + ", HPCC queue " +
+    return std::string("framing ") + framingName(r.framing) + ", HPCC queue " +
            (r.hpccMeanQueue ? "mean" : "point") + ", flow starts " +
            (r.referenceFlowStarts ? "reference" : "exact") + ", ECMP " +
            (r.ecmp == EcmpHashing::HpccReference ? "hpcc" : "ours") + ", HPCC rate change " +
@@ -184,7 +231,8 @@ std::string describeModelRules(const ModelRules& r) {
            (r.referenceEcnDraws ? "hpcc" : "ours") + ", MMU " + (r.referenceMmu ? "hpcc" : "ours") +
            ", PFC pause " + (r.referencePfc ? "hpcc" : "quanta") + ", ACK class " +
            (r.referenceAckClass ? "hpcc" : "ours") + ", retransmit " +
-           (r.referenceRetransmit ? "hpcc" : "timeout");
+           (r.referenceRetransmit ? "hpcc" : "timeout") + ", delivery " +
+           (r.deliveryAtAck ? "ack" : "arrival");
 }
 
 }  // namespace mlnet::roce

@@ -1,7 +1,8 @@
 // Where our model departs on purpose from the HPCC reference simulator, as one set of switches: each rule can
-// be set on its own, and --compat=hpcc selects the reference's side of all of them at once (docs/fidelity.md
-// lists every rule with its measured effect). The defaults are ours: real RoCEv2 frames, HPCC's interval-mean
-// queue, flow starts read exactly.
+// be set on its own, and --compat=hpcc selects the reference's side of all of them at once;
+// --compat=astra-ns3 selects ASTRA-sim's ns-3 backend's, which is the reference's with its own frames and
+// receive credit (docs/fidelity.md lists every rule with its measured effect). The defaults are ours: real
+// RoCEv2 frames, HPCC's interval-mean queue, flow starts read exactly.
 #ifndef MLNET_ROCE_MODEL_RULES_H
 #define MLNET_ROCE_MODEL_RULES_H
 
@@ -20,7 +21,8 @@ namespace mlnet::roce {
 struct FabricSettings;
 
 struct ModelRules {
-    Framing framing = Framing::RoceV2;  // --framing=rocev2|hpcc: what frames are charged (frame-charges.h)
+    // --framing=rocev2|hpcc|astra-ns3: what frames are charged and how their times round (frame-charges.h)
+    Framing framing = Framing::RoceV2;
     bool hpccMeanQueue = true;  // --hpcc-queue=mean|point: HPCC's queue term (cc::HpccParams::meanQueue)
     // --flow-starts=exact|reference: flow-file start seconds read exactly (rounded to the ns), or as the
     // reference reads them: through a double, truncated to the ns (2.000017887 s starts at 2000017886 ns),
@@ -55,8 +57,14 @@ struct ModelRules {
     // only (the reference has no timeout: a lost tail packet stalls its flow, and the run's hang check
     // reports it).
     bool referenceRetransmit = false;
+    // --delivery=arrival|ack: a message's receive completes when its last byte arrives in order at the
+    // destination NIC (ours: an RDMA write's receiver learns of it from its own completion), or when the
+    // sender's QP completes on the last ACK, sender first (ASTRA-sim's ns-3 frontend). A bridge rule: the
+    // tools give it to RoceNetworkApi, not the fabric.
+    bool deliveryAtAck = false;
 
     static ModelRules HpccCompatible();
+    static ModelRules AstraNs3Compatible();
     // The rules the fabric applies: framing, ECMP, pacing shifts, NIC arbitration, INT fields, ECN draws,
     // the buffer, PFC, the ACKs' class and retransmission. (The HPCC
     // queue term goes to selectCongestionControl, the flow starts to loadFlowFile and the flow runner.)
@@ -64,11 +72,11 @@ struct ModelRules {
 };
 
 // The tools' options for the rules (AddModelRuleOptions). `compat` ("",
-// "none" or "hpcc") is applied first, then each rule given on its own ("" leaves it). Returns false with a
-// usage message naming the option and its values.
+// "none", "hpcc" or "astra-ns3") is applied first, then each rule given on its own ("" leaves it). Returns
+// false with a usage message naming the option and its values.
 struct ModelRuleOptions {
     std::string compat, framing, hpccQueue, flowStarts, ecmp, hpccRateChange, nicArbitration, intFields,
-        ecnDraws, mmu, pfcPause, ackClass, retransmit;
+        ecnDraws, mmu, pfcPause, ackClass, retransmit, delivery;
 };
 // Every option by its name (as on the command line without "--", and as a description's key), compat first:
 // the one list the description reader and the merge walk.
@@ -88,7 +96,7 @@ bool parseModelRules(const ModelRuleOptions& options, ModelRules& rules, ModelRu
 // in `over` replaces base's; a given compat replaces base's compat and every rule base set on its own.
 ModelRuleOptions mergeModelRuleOptions(const ModelRuleOptions& base, const ModelRuleOptions& over);
 // Registers --compat, --framing, --hpcc-queue, --flow-starts, --ecmp, --hpcc-rate-change,
-// --nic-arbitration, --int-fields, --ecn-draws, --mmu, --pfc-pause, --ack-class and --retransmit.
+// --nic-arbitration, --int-fields, --ecn-draws, --mmu, --pfc-pause, --ack-class, --retransmit and --delivery.
 void AddModelRuleOptions(ToolCommandLine& tool, ns3::CommandLine& cmd, ModelRuleOptions& options);
 // One line naming every rule's choice, for the tools' output.
 std::string describeModelRules(const ModelRules& rules);

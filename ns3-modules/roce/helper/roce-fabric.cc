@@ -230,7 +230,7 @@ bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<Roce
     const std::optional<EcnRule> per25 =
         overrides && overrides->ecnPer25Gbps ? overrides->ecnPer25Gbps : m_settings.ecnPer25Gbps;
     const FrameCharges& frames = m_settings.nic.frames;
-    const uint32_t maxFrame = frames.framing == Framing::Hpcc
+    const uint32_t maxFrame = frames.ReferenceSizes()
                                   ? frames.Data(m_settings.nic.mtuPayloadBytes, m_settings.nic.intEnabled)
                                   : dataFrameBytes(m_settings.nic.mtuPayloadBytes,
                                                    m_settings.nic.intEnabled ? intBytes(kMaxIntHops) : 0);
@@ -242,8 +242,11 @@ bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<Roce
             2.0 * (maxFrame + frames.OverheadBytes());
         p.headroomBytes = static_cast<uint64_t>(std::ceil(m_settings.headroomFactor * inflightBytes));
         if (m_settings.referenceMmu) {
-            // Its headroom: three one-way BDPs of the link, in whole bytes (no frames).
-            p.headroomBytes = cable.rateBps * psToNs(cable.delayPs) / 8 / 1'000'000'000 * 3;
+            // Its headroom: three one-way BDPs of the link, in whole bytes (no frames); astra-network-ns3's
+            // HEADROOM_FACTOR replaces the 3 (headroomFactor holds half of it, its default 1.5).
+            const uint64_t oneWayBdpBytes = cable.rateBps * psToNs(cable.delayPs) / 8 / 1'000'000'000;
+            p.headroomBytes =
+                static_cast<uint64_t>(static_cast<double>(oneWayBdpBytes) * 2 * m_settings.headroomFactor);
         }
         uint32_t shift = m_settings.alphaShift;
         for (uint64_t r = nicRateBps * 2; r <= cable.rateBps && shift > 0; r *= 2) {
@@ -368,7 +371,7 @@ cc::FlowParams RoceFabric::FlowParamsOf(uint32_t srcHost, uint32_t dstHost) cons
         return flow;
     }
     const FrameCharges& frames = m_settings.nic.frames;
-    if (frames.framing == Framing::Hpcc) {
+    if (frames.ReferenceSizes()) {
         // The reference's base RTT: both ways' propagation plus one payload (no headers) serialized per hop.
         flow.baseRttNs = psToNs(2 * path.delayPs) + path.payloadTxNs;
     } else {
@@ -390,8 +393,9 @@ TimePs RoceFabric::IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeB
     const uint64_t packets = (sizeBytes + mtu - 1) / mtu;
     const FrameCharges& frames = m_settings.nic.frames;
     const cc::FlowParams flow = FlowParamsOf(srcHost, dstHost);
-    if (frames.framing == Framing::Hpcc) {
-        // The reference's "standalone FCT": headers without the INT block, in whole ns.
+    if (frames.ReferenceSizes()) {
+        // The reference's "standalone FCT" (ASTRA-sim's backend counts the reference's headers here too):
+        // headers without the INT block, in whole ns.
         const uint64_t bytes = sizeBytes + packets * FrameCharges::kHpccDataHeaderBytes;
         return nsToPs(flow.baseRttNs + bytes * 8'000'000'000ull / path.bottleneckBps);
     }

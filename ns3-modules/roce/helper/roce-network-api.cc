@@ -38,15 +38,21 @@ void RoceNetworkApi::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeByte
         [this, id](const FlowCompletion& c) {
             const Message m = message(id);
             ++m_acknowledged;
-            acknowledged(id);
+            if (m_deliveryAtAck) {
+                arrived(id);  // the send callback, then the receive
+            } else {
+                acknowledged(id);
+            }
             if (m_observer) {
                 m_observer->messageFinished(m.src, m.dst, c);
             }
             Settled();
         },
         [this, id](uint64_t, TimePs) {
-            delivered(id);
-            Settled();
+            if (!m_deliveryAtAck) {
+                delivered(id);
+                Settled();
+            }
         });
 }
 

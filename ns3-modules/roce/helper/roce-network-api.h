@@ -31,6 +31,9 @@ public:
     void schedule(TimeNs delayNs, Callback callback) override;
 
     void setObserver(MessageObserver* observer) { m_observer = observer; }
+    // ASTRA-sim's ns-3 frontend (ModelRules::deliveryAtAck): a receive completes when the sender's last ACK
+    // is back, right after the send, instead of when the last byte arrives. Set before the first message.
+    void SetDeliveryAtAck(bool atAck) { m_deliveryAtAck = atAck; }
     // Core events (compute, delays) scheduled and not yet run: with no message in flight either, nothing can
     // make progress any more.
     uint64_t pendingEvents() const { return m_pendingEvents; }
@@ -57,6 +60,7 @@ private:
     uint64_t m_acknowledged = 0;
     uint64_t m_pendingEvents = 0;
     bool m_stopWhenDrained = false;
+    bool m_deliveryAtAck = false;
     MessageObserver* m_observer = nullptr;
 };
 

@@ -18,11 +18,12 @@
 
 namespace mlnet::roce {
 
-enum class Framing : uint8_t { RoceV2, Hpcc };
+enum class Framing : uint8_t { RoceV2, Hpcc, AstraNs3 };
 
 struct FrameCharges {
     Framing framing = Framing::RoceV2;
-    uint32_t hpccIntBlockBytes = 0;  // Hpcc framing: the reference's INT block for the algorithm (42, 8 or 0)
+    uint32_t hpccIntBlockBytes =
+        0;  // Hpcc and AstraNs3: the reference's INT block for the algorithm (42, 8, 0)
 
     static constexpr uint32_t kHpccL2HeaderBytes = 14;  // its PppHeader: 2 bytes of protocol, 12 of zeros
     static constexpr uint32_t kHpccDataHeaderBytes = kHpccL2HeaderBytes + 20 + 8 + 6;
@@ -31,25 +32,58 @@ struct FrameCharges {
     static constexpr uint32_t kHpccPauseBytes = kHpccL2HeaderBytes + 20 + 9;
     static constexpr uint32_t kHpccIntBlockBytes = 42;   // HPCC: five 8-byte hop slots and a 16-bit count
     static constexpr uint32_t kTimelyIntBlockBytes = 8;  // TIMELY: one 64-bit timestamp
+    static constexpr uint32_t kAstraL2HeaderBytes = 2;   // astra-network-ns3's PppHeader: the protocol only
+    static constexpr uint32_t kAstraDataHeaderBytes = kAstraL2HeaderBytes + 20 + 8 + 6;
+    static constexpr uint32_t kAstraAckHeaderBytes = kAstraL2HeaderBytes + 20 + 12;
+    // Its ACK padding still subtracts a 14-byte header from 60: an ACK without INT is 48 B.
+    static constexpr uint32_t kAstraMinAckBytes =
+        kHpccMinAckBytes - (kHpccL2HeaderBytes - kAstraL2HeaderBytes);
+    static constexpr uint32_t kAstraPauseBytes = kAstraL2HeaderBytes + 20 + 9;
+
+    // The HPCC reference's packet sizes or ASTRA-sim's ns-3 backend's (which derive from them): no preamble,
+    // no gap, INT as a fixed block, base RTTs from payloads.
+    constexpr bool ReferenceSizes() const { return framing != Framing::RoceV2; }
 
     // A data frame with payloadBytes; withInt: it carries our INT extension (RoceV2 charges its 4-byte
     // header).
     constexpr uint32_t Data(uint32_t payloadBytes, bool withInt) const {
-        return framing == Framing::Hpcc ? payloadBytes + kHpccDataHeaderBytes + hpccIntBlockBytes
-                                        : dataFrameBytes(payloadBytes, withInt ? intBytes(0) : 0);
+        switch (framing) {
+            case Framing::Hpcc:
+                return payloadBytes + kHpccDataHeaderBytes + hpccIntBlockBytes;
+            case Framing::AstraNs3:
+                return payloadBytes + kAstraDataHeaderBytes + hpccIntBlockBytes;
+            case Framing::RoceV2:
+                break;
+        }
+        return dataFrameBytes(payloadBytes, withInt ? intBytes(0) : 0);
     }
     // An ACK or NAK echoing intHops INT records (withInt: the NIC runs INT).
     constexpr uint32_t Ack(uint32_t intHops, bool withInt) const {
-        return framing == Framing::Hpcc ? std::max(kHpccMinAckBytes, kHpccAckHeaderBytes + hpccIntBlockBytes)
-                                        : ackFrameBytes(withInt ? intBytes(intHops) : 0);
+        switch (framing) {
+            case Framing::Hpcc:
+                return std::max(kHpccMinAckBytes, kHpccAckHeaderBytes + hpccIntBlockBytes);
+            case Framing::AstraNs3:
+                return std::max(kAstraMinAckBytes, kAstraAckHeaderBytes + hpccIntBlockBytes);
+            case Framing::RoceV2:
+                break;
+        }
+        return ackFrameBytes(withInt ? intBytes(intHops) : 0);
     }
     // The reference has no CNP frame (it echoes ECN on ACKs); a CNP is charged as an ACK there.
-    constexpr uint32_t Cnp() const { return framing == Framing::Hpcc ? Ack(0, false) : cnpFrameBytes(); }
+    constexpr uint32_t Cnp() const { return ReferenceSizes() ? Ack(0, false) : cnpFrameBytes(); }
     constexpr uint32_t Pause() const {
-        return framing == Framing::Hpcc ? kHpccPauseBytes : pauseFrameBytes();
+        switch (framing) {
+            case Framing::Hpcc:
+                return kHpccPauseBytes;
+            case Framing::AstraNs3:
+                return kAstraPauseBytes;
+            case Framing::RoceV2:
+                break;
+        }
+        return pauseFrameBytes();
     }
     // Bytes charged per frame on top of its size: preamble/SFD and inter-frame gap (none in the reference).
-    constexpr uint32_t OverheadBytes() const { return framing == Framing::Hpcc ? 0 : kWireOverheadBytes; }
+    constexpr uint32_t OverheadBytes() const { return ReferenceSizes() ? 0 : kWireOverheadBytes; }
 };
 
 }  // namespace mlnet::roce
