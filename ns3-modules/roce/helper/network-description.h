@@ -21,7 +21,7 @@
 //     "background": {"flow-size-cdf": "WebSearch.txt", "load": 0.3, "hosts": [0, 1, ...], "traffic-class": 4}
 //     "model-rules": {"compat": "hpcc", "framing": "rocev2", ...}   (the --compat, --framing, --hpcc-queue,
 //       --flow-starts, --ecmp, --hpcc-rate-change, --nic-arbitration, --int-fields, --ecn-draws, --mmu,
-//       --pfc-pause, --ack-class, --retransmit options of model-rules.h, as keys)
+//       --pfc-pause, --ack-class, --retransmit, --delivery options of model-rules.h, as keys)
 // - ASTRA-sim's ns-3 backend configuration: config.txt (HPCC keys, TOPOLOGY_FILE) or its config.json;
 // - SimAI's: its SimAI.conf (config.txt keys) with its topology file (TOPOLOGY_FILE or --topology);
 // - an ASTRA-sim analytical network YAML (or its JSON keys): a multi-dimensional network at packet level.
