@@ -8,9 +8,11 @@
 
 #include <cmath>
 
+#include "hardware/gpu-catalogue.h"
 #include "network/topology-description.h"
 #include "network/topology.h"
 #include "sim-test-util.h"
+#include "system/nccl/nccl-collectives.h"
 #include "system/nccl/nccl-tuner.h"
 #include "workload/microbenchmarks.h"
 
@@ -127,6 +129,31 @@ SystemConfig ncclSystem(std::vector<std::pair<std::string, std::string>> env = {
     c.ncclGpu = "a100";
     c.ncclEnv = std::move(env);
     return c;
+}
+
+// One GPU catalogue for the generator and NCCL: the model tunes every type in it, Ampere with NCCL's Ampere
+// figures (PCIe Gen4, 20.0 GB/s per NVLink) and Hopper and Blackwell with Hopper's (NCCL 2.23 has no
+// Blackwell class), and refuses a name outside it with the list.
+TEST(NcclConfig, TunesForEveryCatalogueGpuAndRefusesOthers) {
+    for (const hardware::GpuType& g : hardware::kGpuTypes) {
+        SystemConfig c = ncclSystem();
+        c.ncclGpu = g.name;
+        NcclConfig config;
+        Diagnostics diag;
+        ASSERT_TRUE(ncclConfigFrom(c, config, diag)) << g.name << diag.format(Severity::Error);
+        const bool ampere = std::string(g.name) == "a100";
+        EXPECT_EQ(config.platform.arch, ampere ? Arch::Ampere : Arch::Hopper) << g.name;
+        EXPECT_EQ(config.platform.pcieGBps, ampere ? 24.0 : 48.0) << g.name;
+        EXPECT_EQ(config.platform.nvlinkLinkGBps, ampere ? 20.0 : 20.6) << g.name;
+    }
+    SystemConfig c = ncclSystem();
+    c.ncclGpu = "v100";
+    NcclConfig config;
+    Diagnostics diag;
+    EXPECT_FALSE(ncclConfigFrom(c, config, diag));
+    EXPECT_NE(diag.format(Severity::Error).find("'v100'; expected a100, h100, h200, b200 or gb200"),
+              std::string::npos)
+        << diag.format(Severity::Error);
 }
 
 struct NcclRun {

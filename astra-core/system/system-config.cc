@@ -1,12 +1,13 @@
 #include "system-config.h"
 
-#include <sstream>
-#include "util/json-text.h"
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <limits>
+#include <sstream>
+
+#include "hardware/gpu-catalogue.h"
+#include "util/json-text.h"
 
 namespace mlnet {
 
@@ -252,8 +253,8 @@ SystemConfig parseSystemConfig(const std::string& text, const std::string& path,
     if (doc.contains("nccl-gpu")) {
         const json& v = doc["nccl-gpu"];
         if (!v.is_string()) {
-            diag.error(r.where("nccl-gpu") + ": " + briefJson(v) +
-                       " is not a GPU name; expected a100, h100, ...");
+            diag.error(r.where("nccl-gpu") + ": " + briefJson(v) + " is not a GPU name; expected " +
+                       hardware::gpuTypeNames());
         } else {
             c.ncclGpu = v.get<std::string>();
         }

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "hardware/gpu-catalogue.h"
+
 namespace mlnet::nccl {
 
 namespace {
@@ -789,16 +791,18 @@ const std::vector<const char*>& ncclSettingNames() {
 bool ncclConfigFrom(const SystemConfig& system, NcclConfig& config, Diagnostics& diag) {
     const std::size_t before = diag.errorCount();
     std::copy(std::begin(system.ncclFor), std::end(system.ncclFor), std::begin(config.forType));
-    const std::string& gpu = system.ncclGpu;
-    if (gpu == "a100") {
-        config.platform = GpuPlatform{Arch::Ampere, 24, 20.0};
-    } else if (gpu == "h100" || gpu == "h200" || gpu == "b200" || gpu == "gb200") {
-        config.platform = GpuPlatform{Arch::Hopper, 48, 20.6};  // NCCL 2.23 tunes Blackwell as Hopper
+    if (const hardware::GpuType* gpu = hardware::findGpuType(system.ncclGpu)) {
+        // NCCL 2.23 knows no Blackwell class yet: it tunes Blackwell as Hopper.
+        config.platform =
+            GpuPlatform{gpu->generation == hardware::GpuGeneration::Ampere ? Arch::Ampere : Arch::Hopper,
+                        gpu->pcieGBps, gpu->ncclNvlinkGBps};
     } else {
-        diag.error(system.path + ": key 'nccl-gpu': '" + gpu + "'; expected a100, h100, h200, b200 or gb200");
+        diag.error(system.path + ": key 'nccl-gpu': '" + system.ncclGpu + "'; expected " +
+                   hardware::gpuTypeNames());
     }
     NcclEnv& env = config.env;
-    for (const auto& [key, value] : system.ncclEnv) {
+    for (const auto& entry : system.ncclEnv) {
+        const std::string &key = entry.first, &value = entry.second;  // (C++17 lambdas take no bindings)
         const std::string where = system.path + ": key '" + key + "': '" + value + "'";
         std::string bad;
         if (key == "NCCL_ALGO") {
@@ -814,9 +818,9 @@ bool ncclConfigFrom(const SystemConfig& system, NcclConfig& config, Diagnostics&
             }
             continue;
         }
-        const auto setting = std::find_if(std::begin(kNumericSettings), std::end(kNumericSettings),
+        const auto numeric = std::find_if(std::begin(kNumericSettings), std::end(kNumericSettings),
                                           [&](const NumericSetting& k) { return key == k.name; });
-        if (setting == std::end(kNumericSettings)) {
+        if (numeric == std::end(kNumericSettings)) {
             std::string names;
             for (const char* name : ncclSettingNames()) {
                 names += (names.empty() ? "" : ", ") + std::string(name);
@@ -827,12 +831,12 @@ bool ncclConfigFrom(const SystemConfig& system, NcclConfig& config, Diagnostics&
         }
         char* end = nullptr;
         const long n = std::strtol(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || n < setting->lo || n > setting->hi) {
-            diag.error(where + " is not a whole number in " + std::to_string(setting->lo) + ".." +
-                       std::to_string(setting->hi));
+        if (value.empty() || *end != '\0' || n < numeric->lo || n > numeric->hi) {
+            diag.error(where + " is not a whole number in " + std::to_string(numeric->lo) + ".." +
+                       std::to_string(numeric->hi));
             continue;
         }
-        setting->apply(env, n);
+        numeric->apply(env, n);
     }
     if (env.minChannels > env.maxChannels) {
         diag.error(system.path + ": key 'NCCL_MIN_NCHANNELS' exceeds NCCL_MAX_NCHANNELS");

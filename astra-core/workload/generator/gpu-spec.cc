@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hardware/gpu-catalogue.h"
 #include "util/text-lines.h"
 #include "util/units.h"
 
@@ -9,7 +10,7 @@ namespace mlnet::workload {
 
 namespace {
 
-// Peaks from NVIDIA's data sheets (dense, SXM). Efficiencies, one set per architecture:
+// Peaks from the catalogue (hardware/gpu-catalogue.h). Efficiencies, one set per architecture:
 // - attention: FlashAttention's published kernel rates, causal, head dimension 128, sequence 8k (FA3 on H100:
 //   about 640 TFLOP/s forward, 500 backward; FA2 on A100: about 220 and 170), not fitted to step times;
 // - bf16 GEMMs: cuBLAS's large-GEMM rate (about 70 % of peak on both);
@@ -17,47 +18,31 @@ namespace {
 //   the other published rows are predicted with it;
 // - memory-bound kernels: 70 % of HBM bandwidth.
 // Blackwell takes Hopper's fractions, unvalidated.
-std::vector<GpuSpec> presets() {
-    constexpr double T = 1e12;
-    constexpr uint64_t GB = 1'000'000'000ull;
+GpuSpec specOf(const hardware::GpuType& type) {
     const GpuSpec hopper{"", 0, 0, 0, 0, 0.70, 0.49, 0.65, 0.50, 0.70};
     const GpuSpec ampere{"", 0, 0, 0, 0, 0.61, 0.61, 0.70, 0.55, 0.70};
-    std::vector<GpuSpec> all;
-    auto add = [&](const char* name, const GpuSpec& eff, double bf16, double fp8, double hbm,
-                   uint64_t memory) {
-        GpuSpec g = eff;
-        g.name = name;
-        g.bf16FlopsPerS = bf16;
-        g.fp8FlopsPerS = fp8;
-        g.hbmBytesPerS = hbm;
-        g.memoryBytes = memory;
-        all.push_back(g);
-    };
-    add("a100", ampere, 312 * T, 0, 2.039 * T, 80 * GB);
-    add("h100", hopper, 989.4 * T, 1978.9 * T, 3.35 * T, 80 * GB);
-    add("h200", hopper, 989.4 * T, 1978.9 * T, 4.8 * T, 141 * GB);
-    add("b200", hopper, 2250 * T, 4500 * T, 8.0 * T, 180 * GB);
-    add("gb200", hopper, 2500 * T, 5000 * T, 8.0 * T, 186 * GB);
-    return all;
+    GpuSpec g = type.generation == hardware::GpuGeneration::Ampere ? ampere : hopper;
+    g.name = type.name;
+    g.bf16FlopsPerS = type.bf16FlopsPerS;
+    g.fp8FlopsPerS = type.fp8FlopsPerS;
+    g.hbmBytesPerS = type.hbmBytesPerS;
+    g.memoryBytes = type.memoryBytes;
+    return g;
 }
 
 }  // namespace
 
 std::vector<std::string> gpuPresetNames() {
     std::vector<std::string> names;
-    for (const GpuSpec& g : presets()) {
+    for (const hardware::GpuType& g : hardware::kGpuTypes) {
         names.push_back(g.name);
     }
     return names;
 }
 
 std::optional<GpuSpec> gpuPreset(const std::string& name) {
-    for (const GpuSpec& g : presets()) {
-        if (g.name == name) {
-            return g;
-        }
-    }
-    return std::nullopt;
+    const hardware::GpuType* type = hardware::findGpuType(name);
+    return type ? std::optional<GpuSpec>(specOf(*type)) : std::nullopt;
 }
 
 double kernelMicros(const GpuSpec& gpu, OpClass cls, bool fp8, bool backward, double flops, double bytes) {

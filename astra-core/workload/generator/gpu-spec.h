@@ -33,7 +33,8 @@ struct GpuSpec {
            attentionBackwardEfficiency = 0, memoryEfficiency = 0;
 };
 
-// a100, h100, h200, b200, gb200 (SXM parts, one GPU).
+// The catalogue's GPU types (hardware/gpu-catalogue.h: a100, h100, h200, b200, gb200), with their
+// efficiencies.
 std::vector<std::string> gpuPresetNames();
 std::optional<GpuSpec> gpuPreset(const std::string& name);
 

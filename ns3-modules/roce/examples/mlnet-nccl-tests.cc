@@ -26,6 +26,7 @@
 #include "cc-selection.h"
 #include "common/event-queue.h"
 #include "hang-detector.h"
+#include "hardware/gpu-catalogue.h"
 #include "model-rules.h"
 #include "network-description.h"
 #include "network/analytical-network.h"
@@ -303,6 +304,8 @@ int run(int argc, char** argv) {
     Options o;
     std::string gpusText, itersText = "20", warmupText = "5", rootText = "0", checkText = "1",
                           factorText = "1";
+    const std::string gpuHelp =
+        "GPU the NCCL model tunes for: " + hardware::gpuTypeNames() + " (default h100)";
     po::options_description visible(
         "Usage: mlnet-nccl-tests --op all_reduce -b 8 -e 8G -f 2 [-g N] --network-configuration=NET.json\n\n"
         "nccl-tests' table for a simulated cluster. NCCL_* environment variables the model reads "
@@ -328,8 +331,7 @@ int run(int argc, char** argv) {
         "network-configuration", po::value(&o.network), "our JSON network description (required)")(
         "system-configuration", po::value(&o.system),
         "system JSON (default: the NCCL model, every collective, NCCL_* from the environment)")(
-        "nccl-gpu", po::value(&o.gpu),
-        "GPU the NCCL model tunes for: a100, h100, h200, b200, gb200 (default h100)")(
+        "nccl-gpu", po::value(&o.gpu), gpuHelp.c_str())(
         "backend", po::value(&o.backend),
         "analytical (congestion-aware, default) or packet (the RoCE fabric)")(
         "cc", po::value(&o.cc), "packet backend: congestion control (default: the description's)");

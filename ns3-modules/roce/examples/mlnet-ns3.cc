@@ -119,11 +119,18 @@ private:
         const double sinceLast = std::chrono::duration<double>(now - m_last).count();
         if (sinceLast >= 2) {
             const uint64_t events = ns3::Simulator::GetEventCount();
-            std::fprintf(stderr, "mlnet-ns3: %.6f s simulated, %u of %u ranks finished, %.2f M events/s\n",
-                         static_cast<double>(nowPs()) / 1e12, m_simulation.ranksFinished(), m_ranks,
+            const TimePs simulated = nowPs();
+            // The simulated-time rate tells a user how long the rest of the run will take.
+            std::fprintf(stderr,
+                         "mlnet-ns3: %.6f s simulated (%.1f us per wall second), %u of %u ranks finished, "
+                         "%.2f M events/s\n",
+                         static_cast<double>(simulated) / 1e12,
+                         static_cast<double>(simulated - m_simulatedPs) / 1e6 / sinceLast,
+                         m_simulation.ranksFinished(), m_ranks,
                          static_cast<double>(events - m_events) / sinceLast / 1e6);
             m_last = now;
             m_events = events;
+            m_simulatedPs = simulated;
         }
         ns3::Simulator::Schedule(ns3::MicroSeconds(10), &Progress::Tick, this);
     }
@@ -131,6 +138,7 @@ private:
     uint32_t m_ranks;
     std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
     uint64_t m_events = 0;
+    TimePs m_simulatedPs = 0;
 };
 
 int usage(ns3::CommandLine& cmd, const std::string& why) {
