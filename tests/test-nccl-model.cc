@@ -219,6 +219,32 @@ TEST(NcclRing, AllGatherAndReduceScatterMoveNMinusOneShards) {
               n * (n - 1) * shard);
 }
 
+// NCCL_IB_SPLIT_DATA_ON_QPS=1 cuts each message between servers into one piece per QP: q QPs turn each of the
+// k network messages into q, the bytes stay the same, messages inside a server stay whole. Without the split
+// the QP count changes nothing (each message has its own QP already).
+TEST(NcclQps, SplitDataOnQpsCutsEveryNetworkMessageIntoOnePiecePerQp) {
+    const uint64_t shard = 8 * kMiB;
+    auto run = [&](const char* qps, const char* split) {
+        return runNccl(CollectiveType::AllGather, shard, 2,
+                       ncclSystem({{"NCCL_ALGO", "Ring"},
+                                   {"NCCL_PROTO", "Simple"},
+                                   {"NCCL_IB_QPS_PER_CONNECTION", qps},
+                                   {"NCCL_IB_SPLIT_DATA_ON_QPS", split}}))
+            .outcome;
+    };
+    const SimulationOutcome whole = run("1", "0"), unsplit = run("4", "0"), two = run("2", "1"),
+                            four = run("4", "1");
+    EXPECT_EQ(unsplit.messages, whole.messages);
+    EXPECT_EQ(lastFinish(unsplit), lastFinish(whole));
+    const uint64_t network = two.messages - whole.messages;
+    EXPECT_GT(network, 0u);
+    EXPECT_LT(network, whole.messages);  // the NVLink steps stay whole
+    EXPECT_EQ(four.messages - whole.messages, 3 * network);
+    for (const SimulationOutcome* o : {&unsplit, &two, &four}) {
+        EXPECT_EQ(o->bytesDelivered, whole.bytesDelivered);
+    }
+}
+
 TEST(NcclTree, EveryTreeEdgeCarriesTheBufferUpAndDown) {
     const uint32_t servers = 4, n = 8 * servers;
     const SystemConfig system = ncclSystem({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}});

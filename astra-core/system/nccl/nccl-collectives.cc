@@ -17,7 +17,12 @@ namespace {
 constexpr uint64_t kSimpleStepBytes = (4u << 20) / 8;  // 4 MiB buffer, 8 steps
 constexpr uint64_t kLlStepDataBytes = 524288 / 8 / 2;  // half of each 16-byte line is data
 constexpr uint64_t kLl128StepDataBytes = 4915200 / 8 * 120 / 128;
-constexpr uint32_t kPipelineDepth = 2;  // ring loops in flight per channel
+constexpr uint32_t kPipelineDepth = 2;        // ring loops in flight per channel
+constexpr uint64_t kQpSplitAlignBytes = 128;  // NCCL_IB_SPLIT_DATA_ON_QPS pieces (net_ib.cc ncclIbMultiSend)
+
+constexpr uint64_t ceilDiv(uint64_t a, uint64_t b) {
+    return (a + b - 1) / b;
+}
 
 enum Kind : uint32_t { kRing = 0, kTreeUp = 1, kTreeDown = 2, kP2p = 3, kPxn = 4 };
 
@@ -408,9 +413,35 @@ private:
         m_ready[Way{from, to, channel, kind, slot}].push_back(doneNs + hopNs);
         const uint64_t wire =
             std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
-        ++m_owner.m_messages;
-        net.send(m_ranks[from], m_ranks[to], ncclTag(m_group, m_sequence, channel, kind, slot), wire, 0,
-                 sent);
+        const uint64_t tag = ncclTag(m_group, m_sequence, channel, kind, slot);
+        const NcclEnv& env = m_owner.m_config.env;
+        const uint64_t piece =
+            ceilDiv(ceilDiv(wire, env.qpsPerConnection), kQpSplitAlignBytes) * kQpSplitAlignBytes;
+        if (!env.splitDataOnQps || env.qpsPerConnection < 2 || piece >= wire ||
+            hopBetween(from, to) != Hop::Net) {
+            ++m_owner.m_messages;
+            net.send(m_ranks[from], m_ranks[to], tag, wire, 0, sent);
+            return;
+        }
+        // NCCL_IB_SPLIT_DATA_ON_QPS: one piece per QP, each its own RoCE flow (and ECMP path); the receive
+        // counts bytes, so it completes with the last piece, and the send once every piece is acknowledged.
+        const std::size_t join = m_joins.size();
+        m_joins.push_back({ceilDiv(wire, piece), sent});
+        for (uint64_t offset = 0; offset < wire; offset += piece) {
+            ++m_owner.m_messages;
+            net.send(m_ranks[from], m_ranks[to], tag, std::min(piece, wire - offset), 0,
+                     makeCallback<&Op::pieceSent>(this, join));
+        }
+    }
+    struct Join {
+        uint64_t remaining;
+        Callback sent;
+    };
+    void pieceSent(uint64_t join) {
+        Join& j = m_joins[join];
+        if (--j.remaining == 0 && j.sent) {
+            j.sent();
+        }
     }
 
     // Posts member `to`'s receive of the next message from `from`; `handler` runs when its data is ready.
@@ -765,6 +796,7 @@ private:
     std::vector<ChannelPlan> m_plans;
     std::vector<Member> m_members;
     std::vector<Pending> m_pending;
+    std::vector<Join> m_joins;  // sends split over QPs, by callback argument
     std::map<Way, std::deque<TimeNs>> m_ready;
     std::vector<TimeNs> m_smFreeNs;  // per (member, channel, ring / tree up / tree down): when its SM is free
     uint32_t m_finished = 0;
