@@ -25,7 +25,6 @@
 
 #include "cc-selection.h"
 #include "common/event-queue.h"
-#include "hang-detector.h"
 #include "hardware/gpu-catalogue.h"
 #include "model-rules.h"
 #include "network-description.h"
@@ -35,6 +34,7 @@
 #include "roce-network-api.h"
 #include "system/nccl/nccl-collectives.h"
 #include "system/simulation.h"
+#include "trace-run.h"
 #include "training-report.h"
 #include "util/cli-options.h"
 #include "util/memory-limit.h"
@@ -231,10 +231,6 @@ SizeResult runAnalytical(const TraceSet& traces, const SystemConfig& system, con
     return r;
 }
 
-void stopWhenDrained(void* api, uint64_t) {
-    static_cast<RoceNetworkApi*>(api)->StopWhenDrained();
-}
-
 SizeResult runPacket(const TraceSet& traces, const SystemConfig& system, const TrainingSetup& setup,
                      NetworkDescription& network, const Options& o, uint32_t perIteration,
                      Diagnostics& diag) {
@@ -243,23 +239,18 @@ SizeResult runPacket(const TraceSet& traces, const SystemConfig& system, const T
     ModelRules rules;
     ModelRuleError rulesError;
     parseModelRules(settings.ruleOptions, rules, rulesError);  // checked when the description was read
-    const CcSelection selection = selectCongestionControl(
-        settings.ccParameters, o.cc.empty() ? settings.cc : o.cc, settings.ccPreset, diag, rules);
+    FabricSettings fabricSettings = settings.fabric;
+    applyPacketModel(settings, rules, o.cc, "", fabricSettings, diag);
     if (diag.hasErrors()) {
         return {};
     }
-    FabricSettings fabricSettings = settings.fabric;
-    applyCongestionControl(fabricSettings, selection);
-    rules.ApplyTo(fabricSettings, selection.algorithm);
     ns3::RngSeedManager::SetSeed(static_cast<uint32_t>(settings.seed));
     ns3::RngSeedManager::SetRun(1);
     RoceFabric fabric(setup.topology, fabricSettings, diag);
     if (diag.hasErrors()) {
         return {};
     }
-    RoceNetworkApi api(fabric, traces.numRanks(),
-                       settings.priorityClasses.empty() ? std::vector<uint8_t>{settings.trafficClass}
-                                                        : settings.priorityClasses);
+    RoceNetworkApi api(fabric, traces.numRanks(), trafficClassesOf(settings));
     api.SetDeliveryAtAck(rules.deliveryAtAck);
     SimulationOptions options;
     options.physical = setup.topology.get();
@@ -269,17 +260,12 @@ SizeResult runPacket(const TraceSet& traces, const SystemConfig& system, const T
     }
     IterationClock clock(perIteration, o.warmup + o.iters);
     simulation.setObserver(&clock);
-    HangDetector hang(
-        fabric, settings.hangCheckPs,
-        [&] { return fabric.DeliveredBytes() + api.messagesAcknowledged() + simulation.ranksFinished(); },
-        [&] { return api.messagesInFlight() > 0; }, [&] { return simulation.outcome(api.now()).stallReport; },
-        [&] { return api.messagesInFlight() == 0 && api.pendingEvents() == 0 && !simulation.finished(); });
-    simulation.start(Callback{&stopWhenDrained, &api, 0});
-    hang.Start();
+    TraceRunWatch watch(fabric, api, simulation, settings.hangCheckPs);
+    watch.Start();
     ns3::Simulator::Run();
     SizeResult r = timeOf(clock, o, simulation.outcome(api.now()));
     if (!r.ok) {
-        diag.error(hang.Hung() ? hang.Report() : simulation.outcome(api.now()).stallReport);
+        diag.error(watch.Hang().Hung() ? watch.Hang().Report() : simulation.outcome(api.now()).stallReport);
     }
     r.bytesDelivered = fabric.DeliveredBytes();
     ns3::Simulator::Destroy();

@@ -22,7 +22,6 @@
 #include "astra-ns3-inputs.h"
 #include "background-traffic.h"
 #include "cc-selection.h"
-#include "hang-detector.h"
 #include "model-rules.h"
 #include "network-description.h"
 #include "rate-trace.h"
@@ -34,6 +33,7 @@
 #include "system/simulation.h"
 #include "system/timeline.h"
 #include "tool-command-line.h"
+#include "trace-run.h"
 #include "training-report.h"
 #include "util/atomic-file.h"
 #include "util/cli-options.h"
@@ -145,10 +145,6 @@ int usage(ns3::CommandLine& cmd, const std::string& why) {
     std::cerr << "mlnet-ns3: " << why << "\n";
     cmd.PrintHelp(std::cerr);
     return 1;
-}
-
-void stopWhenDrained(void* api, uint64_t) {
-    static_cast<RoceNetworkApi*>(api)->StopWhenDrained();
 }
 
 // SimAI's simulator takes -w WORKLOAD -n TOPOLOGY -c SimAI.conf (and -t THREADS; -g and -s it ignores): the
@@ -401,14 +397,12 @@ int run(int argcGiven, char** argvGiven) {
                   << preset << "')\n";
         return 1;
     }
-    const CcSelection selection = selectCongestionControl(settings.ccParameters, ccName, preset, diag, rules);
+    const CcSelection selection = applyPacketModel(settings, rules, ccName, preset, settings.fabric, diag);
     if (ccName.empty() && settings.ccParameters.ccMode == 12) {
         std::cerr
             << "mlnet-ns3: CC_MODE 12 (astra-network-ns3's default) is no HPCC-lineage algorithm: flows run "
                "at line rate within their window, with no congestion-control reaction\n";
     }
-    applyCongestionControl(settings.fabric, selection);
-    rules.ApplyTo(settings.fabric, selection.algorithm);
     settings.fabric.seed = o.seed ? o.seed : settings.seed;
     settings.fabric.pcapPath = o.pcap;
     settings.fabric.switches.queueHistograms = true;
@@ -475,9 +469,7 @@ int run(int argcGiven, char** argvGiven) {
                                                       nsToPs(settings.linkDown->timeNs))) {
         diag.error(settings.source + ": LINK_DOWN names nodes that share no cable");
     }
-    RoceNetworkApi api(fabric, traces.numRanks(),
-                       settings.priorityClasses.empty() ? std::vector<uint8_t>{settings.trafficClass}
-                                                        : settings.priorityClasses);
+    RoceNetworkApi api(fabric, traces.numRanks(), trafficClassesOf(settings));
     api.SetDeliveryAtAck(rules.deliveryAtAck);
     SimulationOptions simOptions;
     simOptions.physical = setup.topology.get();
@@ -515,14 +507,9 @@ int run(int argcGiven, char** argvGiven) {
             return 2;
         }
     }
-    HangDetector hang(
-        fabric, settings.hangCheckPs,
-        [&] { return fabric.DeliveredBytes() + api.messagesAcknowledged() + simulation.ranksFinished(); },
-        [&] { return api.messagesInFlight() > 0; }, [&] { return simulation.outcome(api.now()).stallReport; },
-        [&] { return api.messagesInFlight() == 0 && api.pendingEvents() == 0 && !simulation.finished(); });
+    TraceRunWatch watch(fabric, api, simulation, settings.hangCheckPs);
     Progress progress(simulation, traces.numRanks());
-    simulation.start(Callback{&stopWhenDrained, &api, 0});
-    hang.Start();
+    watch.Start();
     if (!o.quiet) {
         progress.Start();
     }
@@ -541,8 +528,8 @@ int run(int argcGiven, char** argvGiven) {
     run.outcome.bytesDelivered = api.bytesDelivered();
     run.cpuSeconds = processCpuSeconds() - cpuStart;
     run.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    run.hangReport = hang.Hung() ? hang.Report() : "";
-    run.timeLimited = !run.outcome.completed && !hang.Hung();
+    run.hangReport = watch.Hang().Hung() ? watch.Hang().Report() : "";
+    run.timeLimited = !run.outcome.completed && !watch.Hang().Hung();
     run.network = networkTotals(fabric);
     warnOverfullBuffers(run.network, diag);
     run.bytesSent = api.bytesSent();
