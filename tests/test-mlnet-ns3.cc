@@ -605,6 +605,39 @@ TEST_F(MlnetNs3, NcclTestsPrintsNcclTestsTable) {
 // Every NCCL algorithm the model runs finishes at packet level under every congestion control with PFC on and
 // no drops, and agrees with the congestion-aware analytical model of the same description (two servers of 8
 // GPUs, rails and two spines).
+// scenarios/nccl/ holds the clusters of docs/nccl-model.md's tables: each still gives the figures printed
+// there.
+TEST_F(MlnetNs3, NcclScenarioFilesGiveTheDocumentedFigures) {
+    struct Row {
+        const char* file;
+        const char* args;
+        const char* line;  // size, count, type, redop, root, time (us), algbw, busbw
+    };
+    for (const Row& r : {Row{"dgx-a100.json", "-b 1M -e 1M -g 8 --nccl-gpu a100",
+                             "1048576 262144 float sum -1 35.93 29.18 51.07"},
+                         Row{"h100-rails-2.json", "-b 8 -e 8", "8 2 float sum -1 25.20 0.00 0.00"},
+                         Row{"h100-rails-16.json", "-b 8G -e 8G",
+                             "8589934592 2147483648 float sum -1 44417 193.39 383.76"}}) {
+        const ToolRun t = run("mlnet-nccl-tests", std::string("--op all_reduce -n 1 -w 0 ") + r.args +
+                                                      " --network-configuration=" + MLNET_SOURCE_DIR +
+                                                      "/scenarios/nccl/" + r.file);
+        ASSERT_EQ(t.status, 0) << r.file << t.err;
+        std::istringstream in(t.out);
+        std::string found;
+        for (std::string line; std::getline(in, line);) {
+            std::istringstream cols(line);
+            std::string word, first8;
+            for (int i = 0; i < 8 && cols >> word; ++i) {
+                first8 += (i ? " " : "") + word;
+            }
+            if (!line.empty() && line[0] != '#' && !first8.empty()) {
+                found = first8;
+            }
+        }
+        EXPECT_EQ(found, r.line) << r.file;
+    }
+}
+
 TEST_F(MlnetNs3, NcclAlgorithmsRunAtPacketLevelUnderEveryCc) {
     const std::string net = write("two-servers.json", R"({"topology": {"builder": "rail-optimised",
         "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
