@@ -22,8 +22,8 @@ enum class Framing : uint8_t { RoceV2, Hpcc, AstraNs3 };
 
 struct FrameCharges {
     Framing framing = Framing::RoceV2;
-    uint32_t hpccIntBlockBytes =
-        0;  // Hpcc and AstraNs3: the reference's INT block for the algorithm (42, 8, 0)
+    // Hpcc and AstraNs3: the reference's INT block for the algorithm (42, 8 or 0).
+    uint32_t hpccIntBlockBytes = 0;
 
     static constexpr uint32_t kHpccL2HeaderBytes = 14;  // its PppHeader: 2 bytes of protocol, 12 of zeros
     static constexpr uint32_t kHpccDataHeaderBytes = kHpccL2HeaderBytes + 20 + 8 + 6;
