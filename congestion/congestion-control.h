@@ -55,6 +55,11 @@ public:
     // The NIC calls onTimer at nextTimerNs() (re-read after every event).
     virtual TimeNs nextTimerNs() const { return kNever; }
     virtual void onTimer(TimeNs /*nowNs*/) {}
+    // Fast-forward skipped deltaNs in which no congestion signal arrived anywhere and the rate stood still:
+    // state that evolves with time alone (a decaying congestion estimate) moves on as it would have; the
+    // rest stays. Events the skipped time carried (ACKs, sends) are not replayed. A negative delta takes
+    // back part of an earlier skip (a jump cut short).
+    virtual void skipQuietTime(int64_t /*deltaNs*/) {}
 
     uint64_t rateBps() const { return m_rateBps; }
     // Bytes allowed in flight; 0 means no window.

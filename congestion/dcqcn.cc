@@ -184,6 +184,22 @@ void Dcqcn::alphaTicks(TimeNs limitNs) {
     m_alphaDueNs += ticks * period;
 }
 
+void Dcqcn::skipQuietTime(int64_t deltaNs) {
+    const auto periods = [deltaNs](TimeNs period) {
+        return deltaNs / static_cast<int64_t>(period);  // towards zero: a cut-back returns what was taken
+    };
+    if (m_alphaDueNs != kNever && !m_alphaCnp && m_alpha > 0.0) {
+        m_alpha *= std::pow(1.0 - m_params.g, static_cast<double>(periods(m_params.alphaIntervalNs)));
+        m_alpha = std::min(m_alpha, 1.0);
+    }
+    if (m_increaseDueNs != kNever) {
+        const int64_t stages = periods(m_params.increaseIntervalNs);
+        m_timerStage = stages < 0 && static_cast<uint64_t>(-stages) > m_timerStage
+                           ? 0
+                           : static_cast<uint64_t>(static_cast<int64_t>(m_timerStage) + stages);
+    }
+}
+
 void Dcqcn::decrease(TimeNs atNs) {
     if (m_params.clampTargetRate || m_timerStage > 0 || m_byteStage > 0) {
         m_target = m_rate;

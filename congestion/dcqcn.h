@@ -121,6 +121,8 @@ public:
     void onSend(TimeNs nowNs, uint64_t bytes) override;
     TimeNs nextTimerNs() const override;
     void onTimer(TimeNs nowNs) override;
+    // α decays by the ticks of its timer in deltaNs, none with a CNP; the increase timer's stage advances.
+    void skipQuietTime(int64_t deltaNs) override;
 
     // State as of the latest call that carried a time.
     double alpha() const { return m_alpha; }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cc-selection.h"
+#include "fast-forward.h"
 #include "hpcc-config.h"
 #include "roce-nic.h"
 #include "roce-switch.h"
@@ -78,6 +79,8 @@ struct FabricSettings {
     // pages (adviseHugePagesForHeap: glibc's malloc settings change for the whole process, once). false
     // leaves the heap as it is, for programs that embed the fabric and manage their memory themselves.
     bool hugePageHeap = true;
+    // Skip network time through steady states (fast-forward.h); off: every packet is simulated.
+    FastForwardSettings fastForward;
 };
 
 // The largest seed ns-3's RngSeedManager takes: its MRG32k3a streams need a seed below m1 = 4294967087

@@ -34,7 +34,7 @@ void HpccFlowRunner::AddFlow(uint32_t srcNode, uint32_t dstNode, uint64_t sizeBy
         m_starts.emplace_back(startPs, id);
         return;
     }
-    const TimePs now = nowPs();
+    const TimePs now = simNowPs();
     ns3::Simulator::Schedule(ns3::PicoSeconds(startPs > now ? startPs - now : 0), &HpccFlowRunner::StartFlow,
                              this, id);
 }
@@ -44,14 +44,14 @@ void HpccFlowRunner::ArmStarts() {
         return;  // one pending StartDueFlows at a time, also across Run() calls
     }
     m_startsArmed = true;
-    const TimePs now = nowPs();
+    const TimePs now = simNowPs();
     const TimePs at = std::max(m_starts[m_nextStart].first, now);
     ns3::Simulator::Schedule(ns3::PicoSeconds(at - now), &HpccFlowRunner::StartDueFlows, this);
 }
 
 void HpccFlowRunner::StartDueFlows() {
     m_startsArmed = false;
-    const TimePs now = nowPs();
+    const TimePs now = simNowPs();
     // In file order, as long as starts are due (the reference stops at the first later one; a file out of
     // order starts its late lines at once instead of failing).
     while (m_nextStart < m_starts.size() && m_starts[m_nextStart].first <= now) {
@@ -103,7 +103,7 @@ bool HpccFlowRunner::Run(TimePs stopPs) {
     if (m_nextStart < m_starts.size()) {  // queued in the reference's order, whatever the flag says now
         ArmStarts();
     }
-    ns3::Simulator::Stop(ns3::PicoSeconds(stopPs > nowPs() ? stopPs - nowPs() : 0));
+    ns3::Simulator::Stop(ns3::PicoSeconds(stopPs > simNowPs() ? stopPs - simNowPs() : 0));
     ns3::Simulator::Run();
     if (m_hang.Hung()) {
         m_hangReport = m_hang.Report();

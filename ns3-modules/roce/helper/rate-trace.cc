@@ -58,7 +58,7 @@ std::string RateTrace::Line(const Record& r) {
 
 void RateTrace::OnRate(NicContext* context, uint64_t flow, uint64_t rateBps, uint64_t windowBytes) {
     RateTrace& t = *context->trace;
-    const Record record{nowPs(), context->nodeId, flow, rateBps, windowBytes};
+    const Record record{simNowPs(), context->nodeId, flow, rateBps, windowBytes};
     if (!t.m_portOnly) {
         t.m_out->add(Line(record));
         return;
@@ -75,7 +75,7 @@ void RateTrace::OnTx(RateTrace* t, const RocePacket* packet) {
     if (packet->kind != PacketKind::Data) {
         return;  // the ACKs and CNPs of flows the other way
     }
-    const TimePs now = nowPs();
+    const TimePs now = simNowPs();
     auto [it, first] = t->m_flows.try_emplace(packet->flow);
     FlowAtPort& f = it->second;
     f.lastPs = now;

@@ -53,6 +53,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     m_routing = Routing::build(t, m_settings.seed, m_settings.ecmp);
     m_settings.switches.intEnabled =
         m_settings.nic.intEnabled;  // INT is end to end: switches stamp what NICs echo
+    m_settings.switches.queueIntegral = m_settings.fastForward.enabled;
     m_pool = std::make_unique<PacketPool>(m_settings.nic.intEnabled,
                                           m_settings.nic.intEnabled ? LongestRouteHops() : 0);
     if (!m_settings.ccFactory) {
@@ -204,6 +205,21 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         m_globalFlow.bdpBytes, m_globalFlow.baseRttNs * fastestHostPortBps / 8'000'000'000ull);
     // Fixed streams: a switch's marking draws do not move when some other object creates a random variable.
     m_streamsUsed = AssignStreams(0);
+    if (m_settings.fastForward.enabled) {
+        std::vector<RoceSwitch*> switches;
+        for (const auto& sw : m_switches) {
+            switches.push_back(ns3::PeekPointer(sw));
+        }
+        std::vector<RoceNetDevice*> devices;
+        for (const auto& vertexDevices : m_devices) {
+            for (const auto& d : vertexDevices) {
+                devices.push_back(ns3::PeekPointer(d));
+            }
+        }
+        m_fastForward = std::make_unique<FabricFastForward>(
+            m_settings.fastForward, m_nics, std::move(switches), std::move(devices), &m_pauseFrames,
+            m_settings.nic.mtuPayloadBytes, m_settings.nic.ackChunkBytes);
+    }
 }
 
 int64_t RoceFabric::AssignStreams(int64_t stream) {
@@ -315,7 +331,7 @@ bool RoceFabric::FinishCapture() {
 
 void RoceFabric::RecordPause(RoceFabric* self, uint32_t nodeId, bool isSwitch, uint32_t port,
                              uint8_t priority, bool pause, uint64_t) {
-    const PfcEvent event{nowPs(), nodeId, isSwitch, port, priority, pause};
+    const PfcEvent event{simNowPs(), nodeId, isSwitch, port, priority, pause};
     self->m_pauseFrames += pause;
     if (self->m_pfcSink) {
         self->m_pfcSink(event);
@@ -407,6 +423,9 @@ TimePs RoceFabric::IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeB
 void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                               uint8_t priority, std::function<void(const FlowCompletion&)> sent,
                               RoceNic::Received received, uint16_t flowDstPort) {
+    if (m_fastForward) {
+        m_fastForward->Touch();
+    }
     RoceNic& src = *m_nics[srcHost];
     RoceNic& dst = *m_nics[dstHost];
     if (!m_settings.reuseConnections) {
@@ -450,13 +469,28 @@ bool RoceFabric::ScheduleLinkDown(uint32_t nodeA, uint32_t nodeB, TimePs atPs) {
         const SpecCable& cable = m_spec->cables[c];
         const uint32_t a = m_spec->vertices[cable.a].originalId, b = m_spec->vertices[cable.b].originalId;
         if ((a == nodeA && b == nodeB) || (a == nodeB && b == nodeA)) {
-            const TimePs now = nowPs();
-            ns3::Simulator::Schedule(ns3::PicoSeconds(atPs > now ? atPs - now : 0), &RoceChannel::SetDown,
-                                     m_channels[c]);
+            const TimePs now = simNowPs();
+            ns3::Simulator::Schedule(ns3::PicoSeconds(atPs > now ? atPs - now : 0), &RoceFabric::TakeDown,
+                                     this, c);
             return true;
         }
     }
     return false;
+}
+
+void RoceFabric::TakeDown(uint32_t cable) {
+    if (m_fastForward) {
+        m_fastForward->Touch();
+    }
+    m_channels[cable]->SetDown();
+}
+
+bool RoceFabric::NetworkAhead() const {
+    return m_fastForward && m_fastForward->Ahead();
+}
+
+const FastForwardStats* RoceFabric::FinishFastForward() {
+    return m_fastForward ? &m_fastForward->Finish() : nullptr;
 }
 
 uint64_t RoceFabric::TotalDrops() const {

@@ -106,6 +106,15 @@ public:
     // routes stay. False when the nodes share no cable.
     bool ScheduleLinkDown(uint32_t nodeA, uint32_t nodeB, TimePs atPs);
 
+    // With FabricSettings::fastForward: a jump is running (the network's state is of a later time than the
+    // simulator's clock; a hang check must not count the time as lost), and the jumps' account, closed
+    // (call before reading results). Null without fast-forward.
+    bool NetworkAhead() const;
+    const FastForwardStats* FinishFastForward();
+    const FastForwardStats* FastForwardResult() const {
+        return m_fastForward ? &m_fastForward->Stats() : nullptr;
+    }
+
     // PFC frames received so far, in order; empty once a sink takes them (SetPfcSink).
     const std::vector<PfcEvent>& Pfc() const { return m_pfc; }
     // Hands every later PFC frame to `sink` instead of keeping it: long runs stream pfc.txt.
@@ -174,6 +183,8 @@ private:
     };
     std::unordered_map<uint64_t, Connection> m_connections;  // reuseConnections: by (src, dst, priority)
     uint64_t m_nextConnection = uint64_t{1} << 62;           // ids apart from message ids
+    void TakeDown(uint32_t cable);
+    std::unique_ptr<FabricFastForward> m_fastForward;
     std::vector<PfcEvent> m_pfc;
     std::function<void(const PfcEvent&)> m_pfcSink;
     uint64_t m_pauseFrames = 0;

@@ -15,7 +15,7 @@ RoceNetworkApi::RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, std::vecto
 }
 
 TimeNs RoceNetworkApi::now() const {
-    return psToNs(nowPs());
+    return psToNs(simNowPs());
 }
 
 void RoceNetworkApi::schedule(TimeNs delayNs, Callback callback) {

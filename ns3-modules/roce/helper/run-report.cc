@@ -1,6 +1,7 @@
 #include "run-report.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "result-writers.h"
 #include "roce-timing.h"
@@ -63,6 +64,14 @@ NetworkTotals networkTotals(const RoceFabric& fabric) {
                                         sw->PortDevice(p)->PausedPs()};
             }
         }
+    }
+    if (const FastForwardStats* ff = fabric.FastForwardResult()) {
+        // What accrued in skipped time, at the steady rates that allowed the skip.
+        t.ecnMarks += static_cast<uint64_t>(std::llround(ff->ecnMarks));
+        t.cnps += static_cast<uint64_t>(std::llround(ff->cnps));
+        t.pauseFrames += static_cast<uint64_t>(std::llround(ff->pauseFrames));
+        t.pausedPs += static_cast<TimePs>(std::llround(ff->pausedPs));
+        t.dataPacketHops += static_cast<uint64_t>(std::llround(ff->dataPacketHops));
     }
     for (auto& [tier, q] : t.tiers) {
         // A bucket's upper bound can exceed the largest queue seen; the percentile cannot.
@@ -159,7 +168,7 @@ MonitorFiles::MonitorFiles(RoceFabric& fabric, const std::string& pfcPath, const
 }
 
 void MonitorFiles::AddQueueSample(uint32_t nodeId, uint32_t port, uint64_t bytes) {
-    m_queues->add({psToNs(nowPs()), nodeId, port, bytes});
+    m_queues->add({psToNs(simNowPs()), nodeId, port, bytes});
 }
 
 bool MonitorFiles::commit() {

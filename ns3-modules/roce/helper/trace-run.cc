@@ -42,4 +42,19 @@ void TraceRunWatch::StopWhenDrained(void* api, uint64_t) {
     static_cast<RoceNetworkApi*>(api)->StopWhenDrained();
 }
 
+TimePs fastForwardWindowPs(CcAlgorithm algorithm) {
+    switch (algorithm) {
+        case CcAlgorithm::None:
+            return 10'000'000;
+        case CcAlgorithm::Hpcc:
+            return 20'000'000;
+        case CcAlgorithm::Dctcp:
+        case CcAlgorithm::Timely:
+            return 40'000'000;
+        case CcAlgorithm::Dcqcn:
+            break;
+    }
+    return 100'000'000;
+}
+
 }  // namespace mlnet::roce

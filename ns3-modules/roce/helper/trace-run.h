@@ -27,6 +27,10 @@ CcSelection applyPacketModel(const PacketModelSettings& settings, const ModelRul
 // The bridge's traffic class per comm_priority: the description's list, or its one class.
 std::vector<uint8_t> trafficClassesOf(const PacketModelSettings& settings);
 
+// Fast-forward's sampling window for a congestion control: long enough that a steady state's bytes per
+// window settle within the tolerance (several RTTs; for DCQCN, cycles of its 55 us increase timer).
+TimePs fastForwardWindowPs(CcAlgorithm algorithm);
+
 class TraceRunWatch {
 public:
     // Progress is delivered bytes, acknowledged messages and finished ranks; a run with no message in flight,

@@ -186,6 +186,23 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
     net["messages_delivered"] = o.messages;
     net["peak_message_records"] = run.peakMessageRecords;
     j["network"] = net;
+    if (const FastForwardStats* ff = inputs.fabric.FastForwardResult()) {
+        nlohmann::ordered_json f;
+        f["jumps"] = ff->jumps;
+        f["jumps_cut_short"] = ff->cutShort;
+        f["skipped_ns"] = psToNs(ff->skippedPs);
+        const TimeNs iteration = iterationTimeNs(o);
+        f["skipped_fraction_of_iteration"] =
+            iteration ? static_cast<double>(psToNs(ff->skippedPs)) / static_cast<double>(iteration) : 0.0;
+        f["skipped_message_bytes"] = ff->skippedBytes;
+        // Included in "network" above: accrued in the skipped time at the steady rates that allowed it.
+        f["extrapolated"] = {{"ecn_marks", std::llround(ff->ecnMarks)},
+                             {"cnps", std::llround(ff->cnps)},
+                             {"pause_frames", std::llround(ff->pauseFrames)},
+                             {"paused_ns", std::llround(ff->pausedPs / 1000.0)},
+                             {"data_packet_hops", std::llround(ff->dataPacketHops)}};
+        j["fast_forward"] = f;
+    }
     if (!run.background.is_null()) {
         j["background"] = run.background;
     }

@@ -47,6 +47,29 @@ void RoceEventQueue::Clear() {
     m_size = 0;
 }
 
+void RoceEventQueue::Drain(std::vector<Entry>& out) {
+    out.reserve(out.size() + m_size);
+    ForEach([&out](const Entry& e) { out.push_back(e); });
+    const uint64_t now = m_now;
+    Clear();
+    m_now = now;
+}
+
+void RoceEventQueue::Refill(std::vector<Entry>& entries, uint64_t now) {
+    if (m_size != 0) {
+        throw std::logic_error("RoceEventQueue::Refill: the queue is not empty");
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry& a, const Entry& b) { return Key(a.ts, a.uid) < Key(b.ts, b.uid); });
+    m_now = now;
+    for (const Entry& e : entries) {
+        if (e.ts < now) {
+            throw std::logic_error("RoceEventQueue::Refill: an entry is due before the queue's clock");
+        }
+        Push(e);
+    }
+}
+
 unsigned RoceEventQueue::AssignLane(uint64_t delay, unsigned slot) {
     // A delay gets a lane on its second lane-less push in a row to its candidate entry: one-off delays
     // (pacing wake-ups, timers) stay in the heap, or they would take the lanes with single entries.

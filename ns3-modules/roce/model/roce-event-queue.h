@@ -68,6 +68,13 @@ public:
     template <typename F>
     void ForEach(F&& f) const;
     void Clear();
+    // Moves every entry out (in no order) and empties the queue; the rings keep their storage and the
+    // lanes their delays. With Refill, the way to change entries' times (RoceSimulatorImpl::ShiftNetwork):
+    // never on the hot path.
+    void Drain(std::vector<Entry>& out);
+    // Pushes `entries` (sorted here by time and uid) into an empty queue whose clock is now `now`; each must
+    // be due at or after it. They pop in exact (time, uid) order wherever they land.
+    void Refill(std::vector<Entry>& entries, uint64_t now);
 
 private:
     struct Lane {

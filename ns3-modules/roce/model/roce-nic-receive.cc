@@ -61,7 +61,7 @@ void RoceNic::DeliverCompleted(uint32_t receiveContext) {
         rx.head = 0;
     }
     rx.headEndSeq = rx.head < rx.messages.size() ? rx.messages[rx.head].endSeq : UINT64_MAX;
-    const TimePs now = nowPs();
+    const TimePs now = simNowPs();
     // Callbacks may expect the connection's next message, which may grow rx.messages: they run off a copy.
     for (IncomingMessage& m : m_completedScratch) {
         if (m.received) {

@@ -93,6 +93,7 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.port = PortTowards(dstHost, key);
     q.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, dstHost, key) : RoceRoute{};
     q.sizeBytes = 0;
+    q.skippedBytes = 0;
     q.sndNxt = q.sndUna = q.highestSent = 0;
     q.startPs = q.nextAvailPs = q.lastProgressPs = now;
     ++q.generation;
@@ -124,7 +125,7 @@ void RoceNic::SendMessage(uint32_t qp, uint64_t messageId, uint64_t sizeBytes, D
         q.lastProgressPs = now;  // an idle connection: the timeout runs from this message on
     }
     q.sizeBytes += sizeBytes;
-    q.messages.push_back({messageId, q.sizeBytes, sizeBytes, now, std::move(done)});
+    q.messages.push_back({messageId, q.sizeBytes, sizeBytes, simNowPs(), std::move(done)});
     if (q.messages.size() == q.head + 1) {
         q.headEndSeq = q.sizeBytes;
     }
@@ -170,7 +171,7 @@ void RoceNic::CompleteEmpty(uint32_t qp, uint32_t generation) {
 }
 
 bool RoceNic::CompleteMessages(uint32_t qp) {
-    const TimePs now = nowPs();
+    const TimePs now = simNowPs();
     for (;;) {
         // Re-read after every callback: it may open connections (growing m_qps) or queue on this one.
         QueuePair& q = m_qps[qp];
@@ -552,10 +553,74 @@ void RoceNic::CcTimer(uint64_t generationAndQp) {
 uint64_t RoceNic::AckedBytes(uint64_t flowId) const {
     for (const QueuePair& q : m_qps) {
         if (q.state != QpState::Free && q.flowId == flowId) {
-            return q.sndUna;
+            return q.sndUna + q.skippedBytes;
         }
     }
     return 0;
+}
+
+void RoceNic::CollectProgress(std::vector<QpProgress>& out) const {
+    for (uint32_t qp = 0; qp < m_qps.size(); ++qp) {
+        const QueuePair& q = m_qps[qp];
+        if (q.state == QpState::Free) {
+            continue;
+        }
+        QpProgress p;
+        p.host = m_host;
+        p.qp = qp;
+        p.generation = q.generation;
+        p.dstHost = q.dstHost;
+        p.busy = q.head < q.messages.size();
+        p.ackedBytes = q.sndUna + q.skippedBytes;
+        p.rateBps = q.cc->rateBps();
+        // Skippable: one message being sent and acknowledged (sndNxt inside the oldest unacknowledged one),
+        // nothing being resent; what is left of it beyond the highest byte sent.
+        const bool inHead = q.head < q.messages.size() && q.highestSent < q.headEndSeq;
+        p.skippable = inHead && q.sndNxt == q.highestSent;
+        p.unsentBytes = inHead ? q.headEndSeq - q.highestSent : 0;
+        out.push_back(p);
+    }
+}
+
+void RoceNic::SkipBytes(uint32_t qp, int64_t bytes, RoceNic& receiver) {
+    QueuePair& q = m_qps[qp];
+    const uint64_t magnitude = static_cast<uint64_t>(bytes < 0 ? -bytes : bytes);
+    NS_ABORT_MSG_IF(q.state == QpState::Free || q.head >= q.messages.size(),
+                    "fast-forward: host " << m_host << " QP " << qp << " has no message to skip bytes of");
+    NS_ABORT_MSG_IF(bytes > 0 && q.highestSent + magnitude > q.headEndSeq,
+                    "fast-forward: skipping " << magnitude << " bytes would end host " << m_host << " QP "
+                                              << qp << "'s message inside the jump");
+    const auto move = [bytes](uint64_t& seq) {
+        seq = static_cast<uint64_t>(static_cast<int64_t>(seq) - bytes);
+    };
+    for (std::size_t i = q.head; i < q.messages.size(); ++i) {
+        move(q.messages[i].endSeq);
+    }
+    move(q.sizeBytes);
+    move(q.headEndSeq);
+    if (q.sending == q.head && q.sendingEndSeq != 0) {
+        move(q.sendingEndSeq);
+    }
+    q.skippedBytes = static_cast<uint64_t>(static_cast<int64_t>(q.skippedBytes) + bytes);
+    RxContext& rx = receiver.m_rx[q.dstQp];
+    NS_ABORT_MSG_IF(!rx.active || rx.flowId != q.flowId || rx.head >= rx.messages.size(),
+                    "fast-forward: host " << receiver.m_host << " has no receive context for host " << m_host
+                                          << " QP " << qp);
+    for (std::size_t i = rx.head; i < rx.messages.size(); ++i) {
+        move(rx.messages[i].endSeq);
+    }
+    move(rx.headEndSeq);
+    move(rx.expectedEnd);
+    receiver.m_deliveredBytes =
+        static_cast<uint64_t>(static_cast<int64_t>(receiver.m_deliveredBytes) + bytes);
+}
+
+void RoceNic::SkipQuietTime(int64_t deltaNs) {
+    for (uint32_t qp = 0; qp < m_qps.size(); ++qp) {
+        if (m_qps[qp].state != QpState::Free) {
+            m_qps[qp].cc->skipQuietTime(deltaNs);
+        }
+    }
 }
 
 std::string RoceNic::DescribeActive() const {

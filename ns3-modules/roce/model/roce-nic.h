@@ -149,6 +149,24 @@ public:
     // for traces that meet a flow on its way.
     bool FlowRate(uint32_t qp, uint64_t flowId, uint64_t& rateBps, uint64_t& windowBytes) const;
 
+    // Fast-forward (RoceFabricFastForward). The progress of every open QP, in QP order.
+    struct QpProgress {
+        uint32_t host = 0, qp = 0, generation = 0, dstHost = 0;
+        bool busy = false;         // a message is unacknowledged
+        uint64_t ackedBytes = 0;   // acknowledged so far, bytes skipped included
+        uint64_t unsentBytes = 0;  // of the message being sent, beyond the highest byte sent
+        uint64_t rateBps = 0;      // its congestion control's sending rate now
+        bool skippable = false;    // one message in progress and nothing being resent: SkipBytes may apply
+    };
+    void CollectProgress(std::vector<QpProgress>& out) const;
+    // Takes `bytes` out of the message QP `qp` is sending (gives them back when negative), at this NIC and at
+    // `receiver`, the NIC of its receive context, as if they had been sent, acknowledged and delivered: the
+    // packets in flight, the CC state and the sequence numbers stay as they are, the message ends sooner.
+    void SkipBytes(uint32_t qp, int64_t bytes, RoceNic& receiver);
+    // Skipped time without congestion signals: every open QP's congestion control moves on by it
+    // (cc::CongestionControl::skipQuietTime; negative: taken back).
+    void SkipQuietTime(int64_t deltaNs);
+
     // What each unfinished QP is doing, for hang reports.
     std::string DescribeActive() const;
 
@@ -206,6 +224,7 @@ private:
         RoceRoute route;  // of its data packets
         bool closeWhenDone = false;
         TimePs startPs = 0;
+        uint64_t skippedBytes = 0;  // taken out of its messages by fast-forward (SkipBytes)
         // Unacknowledged messages in order; messages[head] is the oldest. `sending` is the one sndNxt is in.
         std::vector<OutgoingMessage> messages;
         std::size_t head = 0, sending = 0;

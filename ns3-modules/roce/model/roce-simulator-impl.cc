@@ -84,11 +84,29 @@ void RoceSimulatorImpl::Run() {
         }
         ++m_executed;
         m_now = e.ts;
+        m_netNow = e.ts - m_lagPs;
         m_currentUid = e.uid;
         // Light events carry no context (they are the model's own); ns-3 events run in theirs.
         m_context = ns3Event ? static_cast<uint32_t>(e.arg) : ns3::Simulator::NO_CONTEXT;
         e.call(e.object, e.arg);
     }
+}
+
+void RoceSimulatorImpl::ShiftNetwork(int64_t deltaPs) {
+    NS_ABORT_MSG_IF(deltaPs < 0 && static_cast<uint64_t>(-deltaPs) > m_lagPs,
+                    "RoceSimulatorImpl::ShiftNetwork: the network cannot fall behind the simulator");
+    m_shiftScratch.clear();
+    m_queue.Drain(m_shiftScratch);
+    for (RoceEventQueue::Entry& e : m_shiftScratch) {
+        if (e.call != &RunNs3Event) {
+            NS_ABORT_MSG_IF(deltaPs < 0 && e.ts < m_now + static_cast<uint64_t>(-deltaPs),
+                            "RoceSimulatorImpl::ShiftNetwork: a light event would be due before now");
+            e.ts += static_cast<uint64_t>(deltaPs);
+        }
+    }
+    m_queue.Refill(m_shiftScratch, m_now);
+    m_lagPs += static_cast<uint64_t>(deltaPs);
+    m_netNow = m_now - m_lagPs;
 }
 
 void RoceSimulatorImpl::Destroy() {

@@ -6,6 +6,11 @@
 // virtual dispatch or logging check. The RoCE model's per-packet events (transmit complete, delivery,
 // wake-ups, CC timers) are light; the rest of ns-3 works unchanged. Light events cannot be cancelled: their
 // owners tell stale ones apart (generations).
+//
+// Two clocks: the simulator's (ns-3's Now, what the run reports) and the network's (NowPs, what the packet
+// model reads and stores). They are one and the same until fast-forward skips network time (ShiftNetwork):
+// from then on the network's clock lags by the time skipped, every light event is due that much later than
+// the network's own clock says, and ns-3 events keep their times.
 #ifndef MLNET_ROCE_SIMULATOR_IMPL_H
 #define MLNET_ROCE_SIMULATOR_IMPL_H
 
@@ -36,16 +41,26 @@ public:
     void ScheduleCall(TimePs delayPs, Call call, void* object, uint64_t arg) {
         m_queue.PushNewest(m_now + delayPs, m_nextUid++, call, object, arg);
     }
-    TimePs NowPs() const { return m_now; }
+    // The network's clock (the simulator's minus the lag).
+    TimePs NowPs() const { return m_netNow; }
+    // The simulator's clock: ns-3's Now, in picoseconds.
+    TimePs SimNowPs() const { return m_now; }
+    TimePs NetworkLagPs() const { return m_lagPs; }
+    // Fast-forward: every pending light event becomes due deltaPs later (earlier when negative) and the
+    // network's clock falls behind the simulator's by as much more; ns-3 events keep their times. Called
+    // from an event, never from inside the queue; a negative shift must leave every light event due at or
+    // after now. O(pending events).
+    void ShiftNetwork(int64_t deltaPs);
     // An event that may never be needed keeps its place in the order: take its uid now, when it would have
     // been scheduled, and schedule it later (if at all) at the time fixed now with ScheduleCallAt. HasPassed
     // tells whether its moment has gone by, i.e. it orders before the event running now.
     uint64_t ReserveUid() { return m_nextUid++; }
+    // atPs on the network's clock.
     void ScheduleCallAt(TimePs atPs, uint64_t uid, Call call, void* object, uint64_t arg) {
-        m_queue.PushEarlierUid(atPs, uid, call, object, arg);
+        m_queue.PushEarlierUid(atPs + m_lagPs, uid, call, object, arg);
     }
     bool HasPassed(TimePs atPs, uint64_t uid) const {
-        return atPs < m_now || (atPs == m_now && uid < m_currentUid);
+        return atPs < m_netNow || (atPs == m_netNow && uid < m_currentUid);
     }
 
     // ns3::SimulatorImpl.
@@ -85,6 +100,9 @@ private:
     std::unordered_set<ns3::EventImpl*> m_removed;  // Simulator::Remove: skipped when due, not counted
     std::list<ns3::EventId> m_destroyEvents;
     uint64_t m_now = 0;
+    uint64_t m_netNow = 0;  // m_now - m_lagPs
+    uint64_t m_lagPs = 0;
+    std::vector<RoceEventQueue::Entry> m_shiftScratch;
     uint64_t m_nextUid;
     uint64_t m_currentUid;
     uint64_t m_executed = 0;

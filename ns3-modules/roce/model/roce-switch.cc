@@ -104,8 +104,9 @@ void RoceSwitch::Receive(uint32_t port, RocePacket* packet) {
     Port& egress = m_ports[out];
     egress.queues[q].push(packet);
     egress.nonEmpty |= static_cast<uint8_t>(1u << q);
-    if (m_settings.intEnabled) {
-        // Only INT reads the queue integral, which runs up to now at the queue before this packet.
+    if (m_settings.intEnabled || m_settings.queueIntegral) {
+        // Only INT and fast-forward read the queue integral, which runs up to now at the queue before this
+        // packet.
         IntegrateQueue(egress, m_mmu->egressPortBytes(out) - packet->frameBytes);
         if (packet->kind == PacketKind::Data && packet->intHops < m_pool->intHops()) {
             // Dequeue stamps this hop's record; its line is rarely in cache by then unless asked for now.
@@ -207,7 +208,7 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     } else {
         port.device->HintNextFrame(port.queues[q].front());
     }
-    if (m_settings.intEnabled) {
+    if (m_settings.intEnabled || m_settings.queueIntegral) {
         IntegrateQueue(port, m_mmu->egressPortBytes(portIndex));
     }
     m_mmu->release(packet->ingressPort, static_cast<uint8_t>(q), portIndex, packet->frameBytes);
@@ -348,6 +349,19 @@ QueueHistogram RoceSwitch::QueueTime(uint32_t portIndex) const {
     QueueHistogram h = p.histogram;
     h.Add(p.bytes, nowPs() - p.sincePs);
     return h;
+}
+
+double RoceSwitch::QueueIntegralByteNs(uint32_t portIndex) const {
+    const Port& port = m_ports[portIndex];
+    return port.queueByteNs + static_cast<double>(m_mmu->egressPortBytes(portIndex)) *
+                                  static_cast<double>(nowPs() - port.queueChangedPs) /
+                                  static_cast<double>(kPsPerNs);
+}
+
+void RoceSwitch::CountSkippedTime(TimePs ps) {
+    for (PortHistogram& h : m_histograms) {
+        h.histogram.Add(h.bytes, ps);
+    }
 }
 
 void RoceSwitch::SampleDue(uint32_t port) {

@@ -37,6 +37,7 @@ struct SwitchSettings {
     TimePs queueSampleStartPs = 0;     // samples are kept only inside [start, end]
     TimePs queueSampleEndPs = kNeverPs;
     bool queueHistograms = false;  // time-weighted egress queue histogram per port (run summaries)
+    bool queueIntegral = false;    // keep each port's queue integral without INT (fast-forward reads it)
     // Forward a frame once its header is in, on ingress ports whose egress ports are no faster (where real
     // switches cut through); otherwise, and by default (the HPCC lineage), store and forward.
     bool cutThrough = false;
@@ -116,6 +117,12 @@ public:
     uint64_t MaxQueueBytes(uint32_t port) const { return m_ports[port].maxQueueBytes; }
     // With SwitchSettings::queueHistograms: the port's queue over time, up to now.
     QueueHistogram QueueTime(uint32_t port) const;
+    // Fast-forward: the time integral of the port's egress queue up to now (byte x ns), from which the mean
+    // queue over a window follows.
+    double QueueIntegralByteNs(uint32_t port) const;
+    // Fast-forward skipped `ps` of network time in which every queue stood as it stands now: the histograms
+    // count that time.
+    void CountSkippedTime(TimePs ps);
 
     // Trace signatures.
     typedef void (*PfcCallback)(uint32_t switchNode, uint32_t port, uint8_t priority, bool pause);

@@ -15,10 +15,19 @@
 
 namespace mlnet::roce {
 
-// The simulator clock in the model's unit (read directly from our simulator implementation when it runs).
+// The network's clock in the model's unit (read directly from our simulator implementation when it runs):
+// what the packet model reads and stores.
 inline TimePs nowPs() {
     if (const RoceSimulatorImpl* impl = RoceSimulatorImpl::Current()) {
         return impl->NowPs();
+    }
+    return nowPsThroughNs3();
+}
+// The simulator's clock (ns-3's Now): what leaves the model (completion and arrival times, trace records).
+// Ahead of the network's by the time fast-forward has skipped (RoceSimulatorImpl::ShiftNetwork).
+inline TimePs simNowPs() {
+    if (const RoceSimulatorImpl* impl = RoceSimulatorImpl::Current()) {
+        return impl->SimNowPs();
     }
     return nowPsThroughNs3();
 }
