@@ -122,6 +122,20 @@ void Timeline::message(Rank rank, Rank peer, uint64_t sizeBytes, TimeNs startNs,
           "\"bytes\": " + std::to_string(sizeBytes));
 }
 
+void Timeline::networkSpan(const std::string& name, TimeNs startNs, TimeNs endNs, const std::string& args) {
+    const std::string pid = std::to_string(m_traces.numRanks());
+    if (!m_networkNamed) {
+        m_networkNamed = true;
+        emit("{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " + pid +
+             ", \"args\": {\"name\": \"network\"}}");
+        emit("{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": " + pid +
+             ", \"args\": {\"sort_index\": " + pid + "}}");
+    }
+    emit("{\"ph\": \"X\", \"pid\": " + pid + ", \"tid\": 0, \"name\": " + nlohmann::json(name).dump() +
+         ", \"cat\": \"network\", \"ts\": " + micros(startNs) + ", \"dur\": " + micros(endNs - startNs) +
+         (args.empty() ? "" : ", \"args\": {" + args + "}") + "}");
+}
+
 bool Timeline::close() {
     m_buffer += "\n]}\n";
     const bool ok = m_file.write(m_buffer) && m_file.commit();

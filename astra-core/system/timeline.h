@@ -26,6 +26,9 @@ public:
     void nodeFinished(Rank rank, const TraceNode& node, TimeNs atNs) override;
     // A message of sizeBytes from `rank` to `peer` between startNs and endNs (its sender's view).
     void message(Rank rank, Rank peer, uint64_t sizeBytes, TimeNs startNs, TimeNs endNs);
+    // A span of the network as a whole (a "network" process after the ranks), e.g. time fast-forward
+    // skipped.
+    void networkSpan(const std::string& name, TimeNs startNs, TimeNs endNs, const std::string& args = "");
 
     // Writes the end of the document and moves the file into place; false (reported) on failure.
     bool close();
@@ -42,6 +45,7 @@ private:
     bool m_first = true;
     uint64_t m_maxMessages;
     uint64_t m_messages = 0, m_messagesLeftOut = 0;
+    bool m_networkNamed = false;
     std::vector<std::vector<TimeNs>> m_startNs;  // per rank, per node index
 };
 

@@ -576,6 +576,12 @@ int run(int argcGiven, char** argvGiven) {
     }
     fabric.FinishCapture();
     if (timeline) {
+        if (const FastForwardStats* ff = fabric.FastForwardResult()) {
+            for (const FastForwardStats::Span& span : ff->spans) {
+                timeline->networkSpan("fast-forward", psToNs(span.startPs), psToNs(span.endPs),
+                                      "\"skipped\": \"network time at steady rates\"");
+            }
+        }
         timeline->close();
     }
     RunInputs inputs{

@@ -71,7 +71,8 @@ FabricFastForward::FabricFastForward(FastForwardSettings settings, std::vector<R
       m_switches(std::move(switches)),
       m_devices(std::move(devices)),
       m_pauseFrames(pauseFrames),
-      m_unitBytes(ackChunkBytes == 0 ? mtuPayloadBytes : std::lcm<uint64_t>(mtuPayloadBytes, ackChunkBytes)) {
+      m_unitBytes(ackChunkBytes == 0 ? mtuPayloadBytes : std::lcm<uint64_t>(mtuPayloadBytes, ackChunkBytes)),
+      m_windowPs(settings.windowPs) {
     NS_ABORT_MSG_IF(m_settings.windowPs == 0 || m_settings.steadyWindows == 0,
                     "fast-forward: the window and the number of steady windows must be above 0");
 }
@@ -102,8 +103,16 @@ void FabricFastForward::Touch() {
         sim->ShiftNetwork(-static_cast<int64_t>(end - now));
     }
     Close();
-    m_history.clear();
+    Forget();
+    m_changed = true;
     Arm();
+}
+
+void FabricFastForward::Forget() {
+    while (!m_history.empty()) {
+        m_spare.push_back(std::move(m_history.back()));
+        m_history.pop_back();
+    }
 }
 
 const FastForwardStats& FabricFastForward::Finish() {
@@ -114,7 +123,7 @@ const FastForwardStats& FabricFastForward::Finish() {
 void FabricFastForward::Arm() {
     if (!m_armed && RoceSimulatorImpl::Current()) {
         m_armed = true;
-        ScheduleMember<&FabricFastForward::Sample>(m_settings.windowPs, this);
+        ScheduleMember<&FabricFastForward::Sample>(m_windowPs, this);
     }
 }
 
@@ -148,8 +157,11 @@ void FabricFastForward::Close() {
     m_jump.reset();
 }
 
-FabricFastForward::Snapshot FabricFastForward::Take() const {
-    Snapshot s;
+void FabricFastForward::Take(Snapshot& s) const {
+    s.qps.clear();
+    s.queueByteNs.clear();
+    s.counters = Counters{};
+    s.netPs = nowPs();
     for (const RoceNic* nic : m_nics) {
         nic->CollectProgress(s.qps);
         s.counters.cnps += nic->CnpsSent();
@@ -174,7 +186,6 @@ FabricFastForward::Snapshot FabricFastForward::Take() const {
         s.counters.pausedPs += d->PausedPs();
         s.counters.dataPacketHops += d->TxDataFrames();
     }
-    return s;
 }
 
 uint64_t FabricFastForward::SkippableBytes(double bytesPerPs, TimePs deltaPs) const {
@@ -186,14 +197,26 @@ std::optional<FabricFastForward::Jump> FabricFastForward::Plan() const {
     const Snapshot& first = m_history.front();
     const Snapshot& last = m_history.back();
     const std::size_t windows = m_history.size() - 1;
-    const double windowPs = static_cast<double>(m_settings.windowPs);
-    const double spanPs = windowPs * static_cast<double>(windows);
+    // Windows may differ in length (Sample adapts them): each window's figures are scaled to the current one.
+    const double windowPs = static_cast<double>(m_windowPs);
+    const double baseWindowPs = static_cast<double>(m_settings.windowPs);  // guard and jump bounds
+    const double spanPs = static_cast<double>(last.netPs - first.netPs);
+    const auto scale = [&](std::size_t w) {
+        return windowPs / static_cast<double>(m_history[w + 1].netPs - m_history[w].netPs);
+    };
     if (last.counters.losses != first.counters.losses) {
         return std::nullopt;
     }
+    // Without marks, CNPs or pauses in the windows a congestion control's rate holds still when the state
+    // is steady, and it is judged sample by sample; with them it cycles (a sawtooth of cuts and recoveries)
+    // and only the bytes per window tell.
+    const bool quiet = last.counters.ecnMarks == first.counters.ecnMarks &&
+                       last.counters.cnps == first.counters.cnps &&
+                       last.counters.pauseFrames == first.counters.pauseFrames;
     Jump jump;
+    jump.quiet = quiet;
     double deltaPs = INFINITY;
-    std::vector<uint64_t> perWindow(windows);
+    std::vector<double> perWindow(windows);
     std::vector<uint64_t> rates(m_history.size());
     for (std::size_t i = 0; i < last.qps.size(); ++i) {
         const RoceNic::QpProgress& q = last.qps[i];
@@ -204,7 +227,9 @@ std::optional<FabricFastForward::Jump> FabricFastForward::Plan() const {
             return std::nullopt;  // its message is about to end, or it is resending
         }
         for (std::size_t w = 0; w < windows; ++w) {
-            perWindow[w] = m_history[w + 1].qps[i].ackedBytes - m_history[w].qps[i].ackedBytes;
+            perWindow[w] =
+                static_cast<double>(m_history[w + 1].qps[i].ackedBytes - m_history[w].qps[i].ackedBytes) *
+                scale(w);
         }
         for (std::size_t k = 0; k < m_history.size(); ++k) {
             rates[k] = m_history[k].qps[i].rateBps;
@@ -216,13 +241,13 @@ std::optional<FabricFastForward::Jump> FabricFastForward::Plan() const {
         if (!Agree(perWindow, m_settings.rateTolerance, 2.0 * static_cast<double>(m_unitBytes), mean) ||
             mean < static_cast<double>(m_settings.minPacketsPerWindow * m_unitBytes) ||
             Trending(perWindow, m_settings.rateTolerance / 4) ||
-            !Agree(rates, m_settings.ccRateTolerance, 0.0, meanRate)) {
+            (quiet && !Agree(rates, m_settings.ccRateTolerance, 0.0, meanRate))) {
             return std::nullopt;
         }
         const double bytesPerPs =
             static_cast<double>(last.qps[i].ackedBytes - first.qps[i].ackedBytes) / spanPs;
-        const double guardBytes =
-            std::max(bytesPerPs * windowPs * m_settings.guardWindows, 4.0 * static_cast<double>(m_unitBytes));
+        const double guardBytes = std::max(bytesPerPs * baseWindowPs * m_settings.guardWindows,
+                                           4.0 * static_cast<double>(m_unitBytes));
         const double room = static_cast<double>(q.unsentBytes) - guardBytes;
         if (room <= 0) {
             return std::nullopt;
@@ -230,21 +255,22 @@ std::optional<FabricFastForward::Jump> FabricFastForward::Plan() const {
         deltaPs = std::min(deltaPs, room / bytesPerPs);
         // A rate that moves, however little per window (an additive increase recovering over milliseconds),
         // bounds the jump to the time in which it would move by driftTolerance: the skipped time freezes it.
-        const double drift = std::abs(RelativeSlope(rates)) * static_cast<double>(windows);  // over the span
+        // (A cycling rate's samples say nothing of drift; its bytes per window did not trend, above.)
+        const double drift = quiet ? std::abs(RelativeSlope(rates)) * static_cast<double>(windows) : 0.0;
         if (drift > 0) {
             deltaPs = std::min(deltaPs, spanPs * m_settings.driftTolerance / drift);
         }
         jump.qps.push_back({q.host, q.qp, q.dstHost, bytesPerPs, 0});
     }
-    deltaPs = std::min(deltaPs, windowPs * m_settings.maxJumpWindows);
-    if (jump.qps.empty() || deltaPs < windowPs * m_settings.minJumpWindows) {
+    deltaPs = std::min(deltaPs, baseWindowPs * m_settings.maxJumpWindows);
+    if (jump.qps.empty() || deltaPs < baseWindowPs * m_settings.minJumpWindows) {
         return std::nullopt;
     }
     std::vector<double> queuePerWindow(windows);
     for (std::size_t p = 0; p < last.queueByteNs.size(); ++p) {
         for (std::size_t w = 0; w < windows; ++w) {
-            queuePerWindow[w] =
-                (m_history[w + 1].queueByteNs[p] - m_history[w].queueByteNs[p]) * 1000.0 / windowPs;
+            queuePerWindow[w] = (m_history[w + 1].queueByteNs[p] - m_history[w].queueByteNs[p]) * 1000.0 /
+                                static_cast<double>(m_history[w + 1].netPs - m_history[w].netPs);
         }
         double mean = 0;
         const double floor = static_cast<double>(m_settings.queueFloorBytes);
@@ -255,6 +281,13 @@ std::optional<FabricFastForward::Jump> FabricFastForward::Plan() const {
                 std::max(m_settings.queueTolerance / 4 * mean, floor)) {
             return std::nullopt;
         }
+        // ... nor may it move by more than that over the jump at the pace it moved in the windows: the
+        // skipped time freezes it, and a queue creeping towards a marking or pause threshold must get there.
+        const double movePerWindow = std::abs(RelativeSlope(queuePerWindow)) * mean;
+        if (movePerWindow > 0) {
+            deltaPs = std::min(
+                deltaPs, windowPs * std::max(m_settings.queueTolerance / 4 * mean, floor) / movePerWindow);
+        }
     }
     // The counters that will be extrapolated must accrue steadily too: a pause pattern still forming (the
     // queue behind it settling) shows in its frames per window before it shows in the QPs' rates.
@@ -262,7 +295,8 @@ std::optional<FabricFastForward::Jump> FabricFastForward::Plan() const {
         std::vector<double> increase(windows);
         for (std::size_t w = 0; w < windows; ++w) {
             increase[w] =
-                static_cast<double>(field(m_history[w + 1].counters) - field(m_history[w].counters));
+                static_cast<double>(field(m_history[w + 1].counters) - field(m_history[w].counters)) *
+                scale(w);
         }
         double mean = 0;
         return Agree(increase, m_settings.counterTolerance, 2.0, mean) &&
@@ -272,6 +306,9 @@ std::optional<FabricFastForward::Jump> FabricFastForward::Plan() const {
         !steadyCounter([](const Counters& c) { return c.cnps; }) ||
         !steadyCounter([](const Counters& c) { return c.pauseFrames; }) ||
         !steadyCounter([](const Counters& c) { return c.pausedPs / 1000; })) {
+        return std::nullopt;
+    }
+    if (deltaPs < baseWindowPs * m_settings.minJumpWindows) {
         return std::nullopt;
     }
     jump.deltaPs = static_cast<TimePs>(deltaPs);
@@ -284,9 +321,6 @@ std::optional<FabricFastForward::Jump> FabricFastForward::Plan() const {
     jump.pausesPerPs = rate(first.counters.pauseFrames, last.counters.pauseFrames);
     jump.pausedPerPs = rate(first.counters.pausedPs, last.counters.pausedPs);
     jump.hopsPerPs = rate(first.counters.dataPacketHops, last.counters.dataPacketHops);
-    jump.quiet = last.counters.ecnMarks == first.counters.ecnMarks &&
-                 last.counters.cnps == first.counters.cnps &&
-                 last.counters.pauseFrames == first.counters.pauseFrames;
     return jump;
 }
 
@@ -297,16 +331,50 @@ void FabricFastForward::Sample(uint64_t) {
         return;
     }
     Close();  // a jump before this sample has run its course: every network event after it runs later
-    Snapshot s = Take();
+    uint64_t completions = 0;
+    for (const RoceNic* nic : m_nics) {
+        completions += nic->MessagesAcknowledged();
+    }
+    const bool changed = m_changed || completions != m_lastCompletions;
+    m_changed = false;
+    m_lastCompletions = completions;
+    if (changed) {
+        Forget();
+        m_lastEvents = sim->GetEventCount();
+        Arm();  // the next sample, if nothing changes by then, starts a history (or finds nothing busy, and
+                // stops)
+        return;
+    }
+    Snapshot s;
+    if (!m_spare.empty()) {
+        s = std::move(m_spare.back());
+        m_spare.pop_back();
+    }
+    Take(s);
     if (std::none_of(s.qps.begin(), s.qps.end(), [](const RoceNic::QpProgress& q) { return q.busy; })) {
-        m_history.clear();
+        m_spare.push_back(std::move(s));
+        Forget();
         return;  // nothing to watch until a message starts (Touch)
     }
+    // A sample reads every QP, port and device: on a large fabric with little traffic it would cost more than
+    // the packets. Windows grow until a window's events outnumber what a sample reads, and shrink back when
+    // traffic grows (Plan scales windows of other lengths to the current one).
+    const uint64_t events = sim->GetEventCount();
+    const double work =
+        static_cast<double>(s.qps.size() + s.queueByteNs.size() + m_devices.size() + m_nics.size());
+    const double eventsInWindow = static_cast<double>(events - m_lastEvents);
+    m_lastEvents = events;
+    if (eventsInWindow < kEventsPerSampleRead * work && m_windowPs < kMaxWindowGrowth * m_settings.windowPs) {
+        m_windowPs *= 2;
+    } else if (eventsInWindow > 16 * kEventsPerSampleRead * work && m_windowPs > m_settings.windowPs) {
+        m_windowPs /= 2;
+    }
     if (!m_history.empty() && m_history.back().qpSetHash != s.qpSetHash) {
-        m_history.clear();
+        Forget();
     }
     m_history.push_back(std::move(s));
     if (m_history.size() > m_settings.steadyWindows + 1) {
+        m_spare.push_back(std::move(m_history.front()));
         m_history.pop_front();
     }
     Arm();  // before a jump, which moves this sample along with every other network event
@@ -325,7 +393,7 @@ void FabricFastForward::Sample(uint64_t) {
         SkipQuietTime(static_cast<int64_t>(jump->deltaPs));
     }
     ++m_stats.jumps;
-    m_history.clear();
+    Forget();
     const TimePs delta = jump->deltaPs;
     m_jump = std::move(jump);
     sim->ShiftNetwork(static_cast<int64_t>(delta));

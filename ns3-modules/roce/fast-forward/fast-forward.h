@@ -29,8 +29,10 @@ namespace mlnet::roce {
 
 struct FastForwardSettings {
     bool enabled = false;
-    TimePs windowPs = 20'000'000;  // one sample per window of network time (20 us)
-    uint32_t steadyWindows = 3;    // windows that must agree before a jump
+    // One sample per window of network time (20 us); longer while samples would cost more than the
+    // packets (a large fabric with few flows).
+    TimePs windowPs = 20'000'000;
+    uint32_t steadyWindows = 3;  // windows that must agree before a jump
     // A busy QP's bytes per window may differ from its mean over the windows by this fraction, or by two
     // packets' payload, whichever is more.
     double rateTolerance = 0.02;
@@ -98,6 +100,7 @@ private:
         uint64_t losses = 0;  // drops, timeouts, NACKs, resent bytes, out-of-order arrivals: any is unsteady
     };
     struct Snapshot {
+        TimePs netPs = 0;  // the network's clock when taken
         uint64_t qpSetHash = 0;
         std::vector<RoceNic::QpProgress> qps;
         std::vector<double> queueByteNs;  // per switch port, in switch then port order
@@ -119,11 +122,12 @@ private:
 
     void Arm();
     void Sample(uint64_t);
-    Snapshot Take() const;
+    void Take(Snapshot& s) const;
     // The jump the last snapshots allow, or none.
     std::optional<Jump> Plan() const;
     uint64_t SkippableBytes(double bytesPerPs, TimePs deltaPs) const;
-    void Close();  // folds the running or last jump into the stats
+    void Close();   // folds the running or last jump into the stats
+    void Forget();  // drops the history (its storage is kept for reuse)
 
     FastForwardSettings m_settings;
     std::vector<RoceNic*> m_nics;
@@ -131,9 +135,18 @@ private:
     std::vector<RoceNetDevice*> m_devices;
     const uint64_t* m_pauseFrames;
     uint64_t m_unitBytes;
+    static constexpr double kEventsPerSampleRead = 1;
+    static constexpr TimePs kMaxWindowGrowth = 8;
+    TimePs m_windowPs;  // the window now: the settings' or longer (Sample)
+    uint64_t m_lastEvents = 0;
     std::deque<Snapshot> m_history;
     std::optional<Jump> m_jump;
     bool m_armed = false;
+    // The flow set changed since the last sample (a message started or ended): no snapshot is taken until a
+    // window passes without a change, so a fabric whose flows change all the time costs one sum per window.
+    bool m_changed = true;
+    uint64_t m_lastCompletions = 0;
+    std::vector<Snapshot> m_spare;  // snapshots whose storage the next ones reuse
     FastForwardStats m_stats;
 };
 

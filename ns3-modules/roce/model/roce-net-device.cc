@@ -117,6 +117,9 @@ bool RoceNetDevice::IsPaused(uint8_t priority) const {
 }
 
 TimePs RoceNetDevice::PausedPs() const {
+    if (m_pauseRx == 0) {
+        return 0;  // never paused (fast-forward reads every device every window)
+    }
     const TimePs now = nowPs();
     TimePs total = m_pausedPs;
     for (int q = 0; q < kNumPriorities; ++q) {

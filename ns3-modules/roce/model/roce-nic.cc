@@ -93,7 +93,9 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.port = PortTowards(dstHost, key);
     q.route = m_spec ? RoceRoute::Compute(*m_spec, *m_routing, m_host, dstHost, key) : RoceRoute{};
     q.sizeBytes = 0;
-    q.skippedBytes = 0;
+    if (qp < m_skippedBytes.size()) {
+        m_skippedBytes[qp] = 0;
+    }
     q.sndNxt = q.sndUna = q.highestSent = 0;
     q.startPs = q.nextAvailPs = q.lastProgressPs = now;
     ++q.generation;
@@ -185,6 +187,7 @@ bool RoceNic::CompleteMessages(uint32_t qp) {
             return true;
         }
         OutgoingMessage m = std::move(q.messages[q.head++]);
+        ++m_messagesAcknowledged;
         const bool last = q.closeWhenDone && q.head == q.messages.size();
         const FlowCompletion completion{m.id,      m_host, q.dstHost, q.udpSrcPort, m.sizeBytes,
                                         m.startPs, now,    q.dstQp,   last};
@@ -551,9 +554,10 @@ void RoceNic::CcTimer(uint64_t generationAndQp) {
 }
 
 uint64_t RoceNic::AckedBytes(uint64_t flowId) const {
-    for (const QueuePair& q : m_qps) {
+    for (uint32_t qp = 0; qp < m_qps.size(); ++qp) {
+        const QueuePair& q = m_qps[qp];
         if (q.state != QpState::Free && q.flowId == flowId) {
-            return q.sndUna + q.skippedBytes;
+            return q.sndUna + SkippedBytes(qp);
         }
     }
     return 0;
@@ -571,7 +575,7 @@ void RoceNic::CollectProgress(std::vector<QpProgress>& out) const {
         p.generation = q.generation;
         p.dstHost = q.dstHost;
         p.busy = q.head < q.messages.size();
-        p.ackedBytes = q.sndUna + q.skippedBytes;
+        p.ackedBytes = q.sndUna + SkippedBytes(qp);
         p.rateBps = q.cc->rateBps();
         // Skippable: one message being sent and acknowledged (sndNxt inside the oldest unacknowledged one),
         // nothing being resent; what is left of it beyond the highest byte sent.
@@ -601,7 +605,10 @@ void RoceNic::SkipBytes(uint32_t qp, int64_t bytes, RoceNic& receiver) {
     if (q.sending == q.head && q.sendingEndSeq != 0) {
         move(q.sendingEndSeq);
     }
-    q.skippedBytes = static_cast<uint64_t>(static_cast<int64_t>(q.skippedBytes) + bytes);
+    if (qp >= m_skippedBytes.size()) {
+        m_skippedBytes.resize(m_qps.size(), 0);
+    }
+    m_skippedBytes[qp] = static_cast<uint64_t>(static_cast<int64_t>(m_skippedBytes[qp]) + bytes);
     RxContext& rx = receiver.m_rx[q.dstQp];
     NS_ABORT_MSG_IF(!rx.active || rx.flowId != q.flowId || rx.head >= rx.messages.size(),
                     "fast-forward: host " << receiver.m_host << " has no receive context for host " << m_host

@@ -136,6 +136,7 @@ public:
     uint64_t ActiveFlows() const { return m_activeQps; }
     uint64_t DeliveredBytes() const { return m_deliveredBytes; }  // in-order payload accepted as a receiver
     uint64_t Timeouts() const { return m_timeouts; }
+    uint64_t MessagesAcknowledged() const { return m_messagesAcknowledged; }  // sends completed
     uint64_t NacksSent() const { return m_nacksSent; }
     uint64_t CnpsSent() const { return m_cnpsSent; }
     uint64_t OutOfOrderDrops() const { return m_outOfOrder; }
@@ -224,7 +225,6 @@ private:
         RoceRoute route;  // of its data packets
         bool closeWhenDone = false;
         TimePs startPs = 0;
-        uint64_t skippedBytes = 0;  // taken out of its messages by fast-forward (SkipBytes)
         // Unacknowledged messages in order; messages[head] is the oldest. `sending` is the one sndNxt is in.
         std::vector<OutgoingMessage> messages;
         std::size_t head = 0, sending = 0;
@@ -333,10 +333,15 @@ private:
         uint32_t bytes = 0;
     };
     std::vector<CcLines> m_ccLines;
+    // Per QP slot: bytes fast-forward took out of its messages (SkipBytes); empty without fast-forward, and
+    // apart from the QP, whose lines the packets read.
+    std::vector<uint64_t> m_skippedBytes;
+    uint64_t SkippedBytes(uint32_t qp) const { return qp < m_skippedBytes.size() ? m_skippedBytes[qp] : 0; }
     bool m_rtoScanArmed = false;
     uint64_t m_activeQps = 0;
     uint64_t m_deliveredBytes = 0;
     uint64_t m_timeouts = 0;
+    uint64_t m_messagesAcknowledged = 0;
     uint64_t m_nacksSent = 0;
     uint64_t m_cnpsSent = 0;
     uint64_t m_outOfOrder = 0;

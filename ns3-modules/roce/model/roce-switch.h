@@ -180,6 +180,7 @@ private:
     std::vector<PortHistogram> m_histograms;  // one per port with queueHistograms, else none
     std::unique_ptr<SwitchMmu> m_mmu;
     SwitchSettings m_settings;
+    bool m_integrateQueue = false;  // INT or fast-forward reads the ports' queue integrals
     PacketPool* m_pool = nullptr;
     uint32_t m_nodeId = 0;
     const Routing* m_routing = nullptr;
