@@ -102,12 +102,12 @@ private:
     uint64_t m_now = 0;
     uint64_t m_netNow = 0;  // m_now - m_lagPs
     uint64_t m_lagPs = 0;
-    std::vector<RoceEventQueue::Entry> m_shiftScratch;
     uint64_t m_nextUid;
     uint64_t m_currentUid;
     uint64_t m_executed = 0;
     uint32_t m_context;
     bool m_stop = false;
+    std::vector<RoceEventQueue::Entry> m_shiftScratch;  // ShiftNetwork's, kept apart from the fields every event reads
 };
 
 // Light events and the clock, through RoceSimulatorImpl when it runs and through ns3::Simulator otherwise

@@ -58,7 +58,7 @@ void RoceSwitch::Configure(std::vector<ns3::Ptr<RoceNetDevice>> ports, MmuConfig
     }
     m_mmu = std::make_unique<SwitchMmu>(std::move(mmu));
     m_settings = settings;
-    m_integrateQueue = settings.intEnabled || settings.queueIntegral;
+    m_settings.queueIntegral = settings.intEnabled || settings.queueIntegral;
     m_histograms.assign(settings.queueHistograms ? ports.size() : 0, PortHistogram{});
     for (Port& port : m_ports) {
         port.nextSamplePs = settings.queueSampleIntervalPs != 0 ? settings.queueSampleStartPs : kNeverPs;
@@ -105,7 +105,7 @@ void RoceSwitch::Receive(uint32_t port, RocePacket* packet) {
     Port& egress = m_ports[out];
     egress.queues[q].push(packet);
     egress.nonEmpty |= static_cast<uint8_t>(1u << q);
-    if (m_integrateQueue) {
+    if (m_settings.queueIntegral) {
         // Only INT and fast-forward read the queue integral, which runs up to now at the queue before this
         // packet.
         IntegrateQueue(egress, m_mmu->egressPortBytes(out) - packet->frameBytes);
@@ -209,7 +209,7 @@ RocePacket* RoceSwitch::Dequeue(uint32_t portIndex, uint8_t pausedMask) {
     } else {
         port.device->HintNextFrame(port.queues[q].front());
     }
-    if (m_integrateQueue) {
+    if (m_settings.queueIntegral) {
         IntegrateQueue(port, m_mmu->egressPortBytes(portIndex));
     }
     m_mmu->release(packet->ingressPort, static_cast<uint8_t>(q), portIndex, packet->frameBytes);

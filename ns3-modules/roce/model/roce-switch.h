@@ -24,6 +24,7 @@ enum class DataScheduler { RoundRobin, DeficitRoundRobin };
 
 struct SwitchSettings {
     bool intEnabled = false;
+    bool queueIntegral = false;  // keep each port's queue integral (fast-forward reads it; INT implies it)
     // 0: INT records at full width (ours). m >= 1: in the HPCC reference's field units (its IntHop): bytes
     // sent in units of 128·m B and the queue in units of 80·m B, both truncated (m is its INT_MULTI).
     uint32_t intFieldMulti = 0;
@@ -37,7 +38,6 @@ struct SwitchSettings {
     TimePs queueSampleStartPs = 0;     // samples are kept only inside [start, end]
     TimePs queueSampleEndPs = kNeverPs;
     bool queueHistograms = false;  // time-weighted egress queue histogram per port (run summaries)
-    bool queueIntegral = false;    // keep each port's queue integral without INT (fast-forward reads it)
     // Forward a frame once its header is in, on ingress ports whose egress ports are no faster (where real
     // switches cut through); otherwise, and by default (the HPCC lineage), store and forward.
     bool cutThrough = false;
@@ -180,7 +180,6 @@ private:
     std::vector<PortHistogram> m_histograms;  // one per port with queueHistograms, else none
     std::unique_ptr<SwitchMmu> m_mmu;
     SwitchSettings m_settings;
-    bool m_integrateQueue = false;  // INT or fast-forward reads the ports' queue integrals
     PacketPool* m_pool = nullptr;
     uint32_t m_nodeId = 0;
     const Routing* m_routing = nullptr;
