@@ -107,7 +107,8 @@ private:
     uint64_t m_executed = 0;
     uint32_t m_context;
     bool m_stop = false;
-    std::vector<RoceEventQueue::Entry> m_shiftScratch;  // ShiftNetwork's, kept apart from the fields every event reads
+    std::vector<RoceEventQueue::Entry>
+        m_shiftScratch;  // ShiftNetwork's, kept apart from the fields every event reads
 };
 
 // Light events and the clock, through RoceSimulatorImpl when it runs and through ns3::Simulator otherwise
