@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""scripts/check-fast-forward and mlnet-ns3 --fast-forward on a 4-stage pipeline of 16 MiB activations (long
+messages on one leaf: steady for most of their time): fast-forward skips most of the step, the iteration time
+within 0.5 % and every FCT within 1 %, summary.json's fast_forward block and timeline.json's network track say what
+was skipped, --check passes, --json reports the same figures, and a bad option is refused.
+
+Usage: tests/scripts/test-check-fast-forward.py BIN_DIR"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = None
+NETWORK = {"topology": {"builder": "clos", "leaves": 1, "hosts-per-leaf": 4, "spines": 1, "rate": "100Gbps",
+                        "delay": "1us"},
+           "congestion-control": {"algorithm": "none"}}
+
+
+def check(*args, cwd=None):
+    return subprocess.run([os.path.join(ROOT, "scripts", "check-fast-forward"),
+                           "--binary", os.path.join(BIN, "mlnet-ns3")] + list(args),
+                          capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+class CheckFastForward(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        d = cls.dir.name
+        subprocess.run([os.path.join(BIN, "mlnet-tracegen"), "--pattern", "pipeline", "--npus", "4", "--size",
+                        str(16 << 20), "--microbatches", "2", "--compute-us", "50", "--output",
+                        os.path.join(d, "pipe", "t")], check=True, capture_output=True)
+        with open(os.path.join(d, "net.json"), "w") as f:
+            json.dump(NETWORK, f)
+        cls.args = ["--", "--workload-configuration=" + os.path.join(d, "pipe", "t"),
+                    "--system-configuration=" + os.path.join(ROOT, "scenarios", "packet", "system.json"),
+                    "--network-configuration=" + os.path.join(d, "net.json")]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_skips_most_of_the_step_within_the_bounds(self):
+        out = os.path.join(self.dir.name, "runs")
+        r = check("--check", "--json", "--output", out, *self.args)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        result = json.loads(r.stdout)
+        self.assertLess(abs(result["iteration"]), 0.005)
+        self.assertLess(abs(result["fct_max"]), 0.01)
+        self.assertGreater(result["skipped_fraction"], 0.5)
+        self.assertGreaterEqual(result["jumps"], 1)
+        self.assertEqual(result["beyond_bounds"], [])
+        with open(os.path.join(out, "ff-0", "summary.json")) as f:
+            ff = json.load(f)["fast_forward"]
+        self.assertEqual(ff["jumps"], result["jumps"])
+        self.assertGreater(ff["skipped_message_bytes"], 16 << 20)
+        with open(os.path.join(out, "full-0", "summary.json")) as f:
+            self.assertNotIn("fast_forward", json.load(f))
+        with open(os.path.join(out, "ff-0", "timeline.json")) as f:
+            spans = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "network"]
+        self.assertEqual(len(spans), ff["jumps"])
+        self.assertAlmostEqual(sum(e["dur"] for e in spans) * 1000, ff["skipped_ns"], delta=len(spans))
+
+    def test_the_table_names_every_figure(self):
+        r = check(*self.args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for label in ["iteration time", "collectives", "FCTs", "ecn_marks", "paused_ns", "cost", "skipped",
+                      "bounds"]:
+            self.assertIn(label, r.stdout)
+
+    def test_refuses_a_run_without_its_inputs(self):
+        r = check("--", "--cc=dcqcn")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--workload-configuration", r.stderr)
+
+
+if __name__ == "__main__":
+    BIN = os.path.abspath(sys.argv.pop(1))
+    unittest.main()
