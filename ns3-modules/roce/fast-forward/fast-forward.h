@@ -53,7 +53,7 @@ struct FastForwardSettings {
     uint32_t minJumpWindows = 4;
     // The longest jump before the state is proven steady again: a drift too slow to show in the windows
     // (fairness converging over milliseconds) is then followed, slowed down, instead of frozen.
-    uint32_t maxJumpWindows = 100;
+    uint32_t maxJumpWindows = 400;
     // A congestion control's rate that drifts across the windows (its least-squares slope) may move this
     // fraction over a jump, at that slope; the jump is shortened to keep it so.
     double driftTolerance = 0.005;
