@@ -79,6 +79,10 @@ struct Options {
                readPort();
     }
     bool readPort() {
+        if (!fastForwardWindowText.empty() && !fastForward) {
+            portError = "--fast-forward-window-us needs --fast-forward";
+            return false;
+        }
         if (rateTracePortText.empty()) {
             return true;
         }
