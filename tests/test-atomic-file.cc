@@ -148,7 +148,11 @@ TEST(AtomicFileSet, AKilledTracegenLeavesNoTraceSet) {
         started = !listDir(out).empty();
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    const std::string pid = readFileBytes(dir + "/pid");
+    std::string pid = readFileBytes(dir + "/pid");
+    // The shell wrote "PID\n": with the newline the commands below split in two, and the liveness check named
+    // "/proc/PID" and then "/status", found nothing, and let the test read a directory still being cleaned.
+    pid.erase(pid.find_last_not_of(" \n") + 1);
+    ASSERT_FALSE(pid.empty()) << "no pid recorded";
     // Wait until it has gone (a zombie counts: nobody here reaps it). Its handler unlinks every temporary
     // before it dies, which on a loaded machine's disk can take seconds: allow a minute, and say so if
     // that was not enough, rather than read a directory it is still cleaning.
