@@ -613,11 +613,13 @@ TEST_F(MlnetNs3, NcclScenarioFilesGiveTheDocumentedFigures) {
         const char* args;
         const char* line;  // size, count, type, redop, root, time (us), algbw, busbw
     };
-    for (const Row& r : {Row{"dgx-a100.json", "-b 1M -e 1M -g 8 --nccl-gpu a100",
-                             "1048576 262144 float sum -1 35.93 29.18 51.07"},
-                         Row{"h100-rails-2.json", "-b 8 -e 8", "8 2 float sum -1 25.20 0.00 0.00"},
-                         Row{"h100-rails-16.json", "-b 8G -e 8G",
-                             "8589934592 2147483648 float sum -1 44417 193.39 383.76"}}) {
+    for (const Row& r :
+         {Row{"dgx-a100.json", "-b 1M -e 1M -g 8 --nccl-gpu a100",
+              "1048576 262144 float sum -1 35.93 29.18 51.07"},
+          Row{"dgx-h100-nvls.json", "-b 1G -e 1G", "1073741824 268435456 float sum -1 4103.6 261.66 457.90"},
+          Row{"h100-rails-2.json", "-b 8 -e 8", "8 2 float sum -1 25.20 0.00 0.00"},
+          Row{"h100-rails-16.json", "-b 8G -e 8G",
+              "8589934592 2147483648 float sum -1 44417 193.39 383.76"}}) {
         const ToolRun t = run("mlnet-nccl-tests", std::string("--op all_reduce -n 1 -w 0 ") + r.args +
                                                       " --network-configuration=" + MLNET_SOURCE_DIR +
                                                       "/scenarios/nccl/" + r.file);
@@ -680,6 +682,40 @@ TEST_F(MlnetNs3, NcclAlgorithmsRunAtPacketLevelUnderEveryCc) {
                     << r.summary["collectives"][0];
             }
         }
+    }
+}
+
+// NVLS at packet level: the GPUs' shares travel to the scale-up switch's reduction engine and the sums and
+// multicast copies back, as RoCE flows of their own; every CC finishes with no drops, the engine's bytes are
+// the closed form, and the time agrees with the analytical model.
+TEST_F(MlnetNs3, NvlsReducesInTheScaleUpSwitchAtPacketLevelUnderEveryCc) {
+    const std::string net = write("nvls.json", R"({"topology": {"builder": "rail-optimised",
+        "servers": 1, "nics-per-server": 8, "spines": 1, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns", "nvls": true}}})");
+    const std::string bin = MLNET_BIN_DIR;
+    const uint64_t bytes = 8 << 20;
+    const std::string prefix = m_dir + "/nvls-all-reduce";
+    ASSERT_EQ(std::system((bin + "/mlnet-tracegen --pattern all-reduce --npus 8 --size " +
+                           std::to_string(bytes) + " --output " + prefix + " > /dev/null")
+                              .c_str()),
+              0);
+    const std::string system = write("nccl-nvls.json", R"({"scheduling-policy": "FIFO", "endpoint-delay": 0,
+        "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+        "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+        "all-to-all-implementation": ["direct"], "collective-library": "nccl", "nccl-gpu": "h100"})");
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+        SCOPED_TRACE(cc);
+        const ToolRun r = ns3(prefix, net, std::string("--compare-analytical --cc=") + cc, system);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.summary["network"]["drops"], 0);
+        EXPECT_EQ(r.summary["collectives"][0]["nccl"].get<std::string>().rfind("NVLS/Simple", 0), 0u)
+            << r.summary["collectives"][0];
+        EXPECT_EQ(r.summary["in_network_reduction"]["bytes_in"].get<uint64_t>(), 9 * bytes);
+        EXPECT_EQ(r.summary["in_network_reduction"]["bytes_out"].get<uint64_t>(), 9 * bytes);
+        EXPECT_EQ(r.summary["network"]["message_bytes"].get<uint64_t>(), 18 * bytes);
+        const double packetNs = r.summary["iteration_time_ns"].get<double>();
+        const double analyticalNs = r.summary["analytical"]["iteration_time_ns"].get<double>();
+        EXPECT_NEAR(packetNs, analyticalNs, 0.05 * analyticalNs);
     }
 }
 

@@ -12,9 +12,12 @@ namespace mlnet {
 
 class AnalyticalNetwork : public MessageNetwork {
 public:
-    // Ranks run on the topology's NPUs (Topology::npuOfRank); transmitNpus() sees NPUs.
+    // Ranks (and reduction engines) run on the topology's NPUs (Topology::npuOfEndpoint); transmitNpus() sees
+    // NPUs.
     AnalyticalNetwork(EventQueue& queue, const Topology& topology)
-        : MessageNetwork(topology.numRanks()), m_queue(queue), m_topology(topology) {}
+        : MessageNetwork(topology.numRanks(), topology.numEndpoints()),
+          m_queue(queue),
+          m_topology(topology) {}
 
     TimeNs now() const override { return m_queue.now(); }
     void schedule(TimeNs delayNs, Callback callback) override { m_queue.schedule(delayNs, callback); }
@@ -31,7 +34,7 @@ protected:
 
 private:
     void transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) final {
-        transmitNpus(id, m_topology.npuOfRank(src), m_topology.npuOfRank(dst), sizeBytes);
+        transmitNpus(id, m_topology.npuOfEndpoint(src), m_topology.npuOfEndpoint(dst), sizeBytes);
     }
 };
 

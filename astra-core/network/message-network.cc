@@ -7,9 +7,10 @@ namespace mlnet {
 
 void MessageNetwork::send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, uint32_t commPriority,
                           Callback sent) {
-    if (src >= m_numRanks || dst >= m_numRanks) {
+    if (src >= m_numEndpoints || dst >= m_numEndpoints) {
         throw std::out_of_range("send " + std::to_string(src) + "->" + std::to_string(dst) +
-                                ": rank beyond " + std::to_string(m_numRanks) + " NPUs");
+                                ": rank beyond " + std::to_string(m_numRanks) + " NPUs and " +
+                                std::to_string(m_numEndpoints - m_numRanks) + " reduction engines");
     }
     const uint64_t id = m_inFlight.acquire();
     m_inFlight[id] = Message{src, dst, tag, sizeBytes, commPriority, sent, kDelivery | kAcknowledgement};

@@ -7,6 +7,7 @@
 #ifndef MLNET_NETWORK_MESSAGE_NETWORK_H
 #define MLNET_NETWORK_MESSAGE_NETWORK_H
 
+#include <algorithm>
 #include <vector>
 
 #include "network/message-matcher.h"
@@ -17,12 +18,14 @@ namespace mlnet {
 
 class MessageNetwork : public NetworkApi {
 public:
-    explicit MessageNetwork(uint32_t numRanks) : m_numRanks(numRanks) {}
+    explicit MessageNetwork(uint32_t numRanks, uint32_t numEndpoints = 0)
+        : m_numRanks(numRanks), m_numEndpoints(std::max(numRanks, numEndpoints)) {}
 
     void send(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, uint32_t commPriority,
               Callback sent) override;
     void recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received) override;
     uint32_t numRanks() const override { return m_numRanks; }
+    uint32_t numEndpoints() const override { return m_numEndpoints; }
 
     const MessageMatcher& matcher() const { return m_matcher; }
     uint64_t messagesDelivered() const { return m_delivered; }
@@ -56,7 +59,7 @@ private:
     static constexpr uint8_t kDelivery = 1, kAcknowledgement = 2;
     void settle(uint64_t id, uint8_t what);
 
-    uint32_t m_numRanks;
+    uint32_t m_numRanks, m_numEndpoints;
     MessageMatcher m_matcher;
     SlotPool<Message, uint64_t> m_inFlight;  // ids are slots, reused
     std::vector<Callback> m_postReady;

@@ -31,6 +31,10 @@ public:
     virtual void recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received) = 0;
 
     virtual uint32_t numRanks() const = 0;
+    // Endpoints numRanks() .. numEndpoints()-1 are the reduction engines of switches that reduce and
+    // multicast (TopologySpec::engines, in order): collectives that reduce in the network send to them and
+    // receive from them like ranks.
+    virtual uint32_t numEndpoints() const { return numRanks(); }
 };
 
 // Tags the system layer uses for its own messages never collide with trace tags, which are below 2^63.

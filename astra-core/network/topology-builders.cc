@@ -188,7 +188,49 @@ TopologySpec buildRailOptimised(uint32_t servers, uint32_t nicsPerServer, uint32
     return spec;
 }
 
-void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& link) {
+namespace {
+
+// Inserts `count` hosts after the existing ones (vertices stay hosts first): every switch index moves up by
+// `count`; ranks keep their hosts. Returns the first new host. The new hosts' ids follow the largest id in
+// use, so every existing vertex keeps its id (and its ECMP seed).
+uint32_t insertHosts(TopologySpec& spec, uint32_t count) {
+    uint32_t hosts = 0;
+    while (hosts < spec.vertices.size() && spec.vertices[hosts].kind == VertexKind::Host) {
+        ++hosts;
+    }
+    if (spec.rankToHost.empty()) {
+        spec.rankToHost.resize(hosts);
+        std::iota(spec.rankToHost.begin(), spec.rankToHost.end(), 0u);
+    }
+    const auto moved = [&](uint32_t v) { return v >= hosts ? v + count : v; };
+    for (SpecCable& c : spec.cables) {
+        c.a = moved(c.a);
+        c.b = moved(c.b);
+    }
+    for (TopologySpec::RangeRoute& r : spec.structuralRoutes) {
+        r.vertex = moved(r.vertex);
+    }
+    for (TopologySpec::ReductionEngine& e : spec.engines) {
+        e.switchVertex = moved(e.switchVertex);
+    }
+    if (spec.defaultPorts.size() > hosts) {
+        spec.defaultPorts.insert(spec.defaultPorts.begin() + hosts, count, std::vector<uint16_t>{});
+    }
+    uint32_t nextId = 0;
+    for (const SpecVertex& v : spec.vertices) {
+        nextId = std::max(nextId, v.originalId + 1);
+    }
+    std::vector<SpecVertex> added(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        added[i].originalId = nextId + i;
+    }
+    spec.vertices.insert(spec.vertices.begin() + hosts, added.begin(), added.end());
+    return hosts;
+}
+
+}  // namespace
+
+void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& link, bool reduces) {
     const uint32_t ranks = spec.numRanks();
     require(ranks == spec.numHosts(), "scale-up: every host must be a rank");
     require(npusPerServer >= 2 && ranks % npusPerServer == 0,
@@ -201,6 +243,7 @@ void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& 
     const uint32_t base = spec.numVertices();
     addVertices(spec, servers, VertexKind::Switch, tier);
     spec.defaultPorts.resize(spec.vertices.size());
+    std::vector<uint16_t> scaleUpPortOf(spec.numHosts(), 0);  // per member host
     for (uint32_t server = 0; server < servers; ++server) {
         std::vector<uint32_t> members;
         for (uint32_t i = 0; i < npusPerServer; ++i) {
@@ -213,6 +256,7 @@ void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& 
             // Appended after the host's existing ports (counted by the last finalize(); one new cable per
             // host).
             const uint32_t scaleUpPort = spec.numPorts(h);
+            scaleUpPortOf[h] = port(scaleUpPort);
             cable(spec, h, base + server, link);
             spec.vertices[h].server = server;
             spec.structuralRoutes.push_back({base + server, h, h + 1, {port(i)}});
@@ -223,8 +267,28 @@ void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& 
             }
         }
     }
-    spec.source +=
-        " + scale-up (" + std::to_string(servers) + " servers of " + std::to_string(npusPerServer) + ")";
+    if (reduces) {
+        require(link.rateBps <= std::numeric_limits<uint64_t>::max() / npusPerServer,
+                "scale-up: the reduction engine's rate (the sum of the GPU links) overflows");
+        const uint32_t first = insertHosts(spec, servers);
+        const uint32_t switches = base + servers;
+        const LinkSettings inside{link.rateBps * npusPerServer, 0, 0};
+        for (uint32_t server = 0; server < servers; ++server) {
+            const uint32_t engine = first + server, sw = switches + server;
+            spec.vertices[engine].server = server;
+            cable(spec, engine, sw, inside);
+            spec.defaultPorts[engine] = {0};
+            // The switch's ports are its members' cables in order, then the engine's.
+            spec.structuralRoutes.push_back({sw, engine, engine + 1, {port(npusPerServer)}});
+            for (uint32_t i = 0; i < npusPerServer; ++i) {
+                const uint32_t h = spec.hostOfRank(server * npusPerServer + i);
+                spec.structuralRoutes.push_back({h, engine, engine + 1, {scaleUpPortOf[h]}});
+            }
+            spec.engines.push_back({engine, sw});
+        }
+    }
+    spec.source += " + scale-up (" + std::to_string(servers) + " servers of " +
+                   std::to_string(npusPerServer) + (reduces ? ", reducing" : "") + ")";
     spec.finalize();
 }
 

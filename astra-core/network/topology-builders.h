@@ -49,8 +49,10 @@ TopologySpec buildRailOptimised(uint32_t servers, uint32_t nicsPerServer, uint32
 
 // Adds a scale-up domain (NVSwitch-class switch) per server: the hosts of ranks [s x npusPerServer,
 // (s+1) x npusPerServer) get a second port on server s's switch, which carries all traffic between them while
-// everything else keeps using the scale-out NIC.
-void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& link);
+// everything else keeps using the scale-out NIC. With `reduces` (NVLink SHARP, as NCCL's NVLS uses it) each
+// scale-up switch also gets a reduction engine (TopologySpec::engines), cabled to it at the sum of its GPU
+// links' rates so that the GPU links, not the engine, bound what the switch reduces and multicasts.
+void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& link, bool reduces = false);
 
 // ASTRA-sim's multi-dimensional network at packet level: NPU i has one port per link it needs (Ring: two, or
 // one for a ring of two; FullyConnected: n-1; Switch: one to the dimension's switch), links carry the

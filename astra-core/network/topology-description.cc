@@ -240,6 +240,7 @@ std::optional<TopologySpec> readTopologySection(JsonSection t) {
             LinkSettings link;
             const auto rate = scaleUp->rateBps("rate");
             link.delayPs = scaleUp->timePs("delay").value_or(0);
+            const bool reduces = scaleUp->boolean("nvls").value_or(false);
             if (!rate && scaleUp->ok()) {
                 scaleUp->error("rate", "missing; expected the scale-up link rate such as \"3600Gbps\"");
             }
@@ -248,7 +249,7 @@ std::optional<TopologySpec> readTopologySection(JsonSection t) {
             }
             link.rateBps = *rate;
             try {
-                addScaleUp(*spec, *npus, link);
+                addScaleUp(*spec, *npus, link, reduces);
             } catch (const std::invalid_argument& e) {
                 scaleUp->error("npus-per-server", e.what());
                 return std::nullopt;
@@ -290,6 +291,10 @@ SpecPtr topologyFromJson(const nlohmann::json& doc, const std::string& path, con
             hostOfId[id] = h;
         }
         std::vector<bool> used(spec->numHosts(), false);
+        for (const TopologySpec::ReductionEngine& e : spec->engines) {
+            used[e.host] = true;  // no rank runs on a switch's reduction engine
+        }
+        spec->rankToHost.clear();
         if (!ranks->is_array() || ranks->empty()) {
             diag.error(atLine(path, line) + ": key 'ranks': expected a list with the host id of every rank");
             return nullptr;

@@ -15,8 +15,9 @@
 //     {"file": "topo.txt"}                       (HPCC format, relative to the JSON file)
 //     {"nodes": 3, "switches": [2], "links": [{"a": 0, "b": 2, "rate": "100Gbps", "delay": "1us"}, ...]}
 //   Builders take per-tier link settings ("host-rate", "leaf-delay", ...: the uplinks of that tier) and
-//   "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"}; an optional top-level "ranks"
-//   lists the host id of every rank. The other top-level sections (kPacketModelSections) belong to the packet
+//   "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"} ("nvls": true: the scale-up
+//   switches reduce and multicast, each through a reduction engine); an optional top-level "ranks" lists the
+//   host id of every rank. The other top-level sections (kPacketModelSections) belong to the packet
 //   model and are read there; anything else is an error.
 // The analytical tools' older JSON forms keep working: {"topology": "FatTree", "k": 4, "bandwidth": 50,
 // "latency": 500} and {"topology-file": "topo.txt"}.

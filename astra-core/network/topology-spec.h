@@ -55,6 +55,14 @@ struct TopologySpec {
     std::vector<std::string> tierNames = {"host"};
     // rank -> host index; empty means rank r is host r.
     std::vector<uint32_t> rankToHost;
+    // Switches that reduce and multicast (NVLink SHARP in a scale-up switch): each has a reduction engine, a
+    // host vertex cabled only to its switch, through which reductions enter and results leave. Collectives
+    // address engine i as endpoint numRanks() + i; no rank runs on it.
+    struct ReductionEngine {
+        uint32_t host = 0;          // the engine's vertex
+        uint32_t switchVertex = 0;  // the switch it sits in
+    };
+    std::vector<ReductionEngine> engines;
     // Multi-dimensional networks keep ASTRA-sim's dimensions exactly (double bandwidth and latency), so the
     // analytical model reproduces ASTRA-sim to the nanosecond while the cables carry the same values rounded
     // to whole bits per second and picoseconds.
@@ -77,6 +85,11 @@ struct TopologySpec {
         return rankToHost.empty() ? m_numHosts : static_cast<uint32_t>(rankToHost.size());
     }
     uint32_t hostOfRank(uint32_t rank) const { return rankToHost.empty() ? rank : rankToHost[rank]; }
+    // Ranks, then reduction engines.
+    uint32_t numEndpoints() const { return numRanks() + static_cast<uint32_t>(engines.size()); }
+    uint32_t hostOfEndpoint(uint32_t endpoint) const {
+        return endpoint < numRanks() ? hostOfRank(endpoint) : engines[endpoint - numRanks()].host;
+    }
     bool isSwitch(uint32_t vertex) const { return vertex >= m_numHosts; }
     bool isMultiDimensional() const { return !dimensions.empty(); }
     // Hosts forward others' traffic only where hosts are cabled to hosts: multi-dimensional networks

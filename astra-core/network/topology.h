@@ -53,6 +53,11 @@ public:
     // Ranks of the trace and the NPU (host) each runs on.
     uint32_t numRanks() const { return m_spec ? m_spec->numRanks() : m_numNpus; }
     uint32_t npuOfRank(uint32_t rank) const { return m_spec ? m_spec->hostOfRank(rank) : rank; }
+    // Ranks, then the reduction engines of switches that reduce (TopologySpec::engines).
+    uint32_t numEndpoints() const { return m_spec ? m_spec->numEndpoints() : m_numNpus; }
+    uint32_t npuOfEndpoint(uint32_t endpoint) const {
+        return m_spec ? m_spec->hostOfEndpoint(endpoint) : endpoint;
+    }
     // The description this topology was built from; null for multiDimensional().
     const TopologySpec* spec() const { return m_spec.get(); }
 

@@ -25,4 +25,12 @@ nlohmann::ordered_json collectivesJson(const std::vector<CollectiveRecord>& reco
     return out;
 }
 
+void addInNetworkReduction(nlohmann::ordered_json& report, uint64_t reductions, uint64_t bytesIn,
+                           uint64_t bytesOut) {
+    if (reductions > 0 || bytesIn > 0) {
+        report["in_network_reduction"] = {
+            {"reductions", reductions}, {"bytes_in", bytesIn}, {"bytes_out", bytesOut}};
+    }
+}
+
 }  // namespace mlnet

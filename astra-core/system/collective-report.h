@@ -15,6 +15,11 @@ namespace mlnet {
 // unfinished), bytes_sent_per_dim.
 nlohmann::ordered_json collectivesJson(const std::vector<CollectiveRecord>& records);
 
+// Adds "in_network_reduction" (reductions, bytes_in, bytes_out of the switches' reduction engines) to a
+// report when any switch reduced.
+void addInNetworkReduction(nlohmann::ordered_json& report, uint64_t reductions, uint64_t bytesIn,
+                           uint64_t bytesOut);
+
 }  // namespace mlnet
 
 #endif

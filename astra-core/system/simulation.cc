@@ -144,6 +144,8 @@ SimulationOutcome Simulation::outcome(TimeNs nowNs) const {
                      "/" + nccl::protoName(r.choice.proto) + " x" + std::to_string(r.choice.nChannels);
             outcome.collectives.push_back(std::move(c));
         }
+        const nccl::NcclCollectives::EngineCounters& e = m_nccl->engineCounters();
+        outcome.inNetworkReduction = {e.reductions, e.bytesIn, e.bytesOut};
     }
     if (!outcome.completed) {
         outcome.stallReport = m_executor->stallReport();

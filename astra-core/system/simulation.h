@@ -42,6 +42,11 @@ struct SimulationOutcome {
     uint64_t messages = 0;
     uint64_t bytesDelivered = 0;
     double wallSeconds = 0;
+    // What switches that reduce did (NVLS through the scale-up switches' reduction engines): the sums they
+    // formed (one per channel, head and loop) and the bytes into and out of their engines.
+    struct InNetworkReduction {
+        uint64_t reductions = 0, bytesIn = 0, bytesOut = 0;
+    } inNetworkReduction;
 };
 
 class Simulation {

@@ -114,12 +114,17 @@ void Timeline::nodeFinished(Rank rank, const TraceNode& node, TimeNs atNs) {
 }
 
 void Timeline::message(Rank rank, Rank peer, uint64_t sizeBytes, TimeNs startNs, TimeNs endNs) {
+    const uint32_t ranks = m_traces.numRanks();
+    if (rank >= ranks) {
+        return;  // a switch's reduction engine sends: the ranks' own rows show the exchange
+    }
     if (m_messages++ >= m_maxMessages) {
         ++m_messagesLeftOut;
         return;
     }
-    slice(rank, kMessages, "to rank " + std::to_string(peer), "message", startNs, endNs,
-          "\"bytes\": " + std::to_string(sizeBytes));
+    const std::string to = peer < ranks ? "to rank " + std::to_string(peer)
+                                        : "to reduction engine " + std::to_string(peer - ranks);
+    slice(rank, kMessages, to, "message", startNs, endNs, "\"bytes\": " + std::to_string(sizeBytes));
 }
 
 void Timeline::networkSpan(const std::string& name, TimeNs startNs, TimeNs endNs, const std::string& args) {

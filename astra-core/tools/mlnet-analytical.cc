@@ -47,6 +47,8 @@ std::string reportJson(const SimulationOutcome& o, const std::string& model) {
                   {"messages", o.messages},
                   {"bytes_delivered", o.bytesDelivered},
                   {"wall_seconds", o.wallSeconds}};
+    addInNetworkReduction(j, o.inNetworkReduction.reductions, o.inNetworkReduction.bytesIn,
+                          o.inNetworkReduction.bytesOut);
     if (!o.completed) {
         j["stall_report"] = o.stallReport;
     }

@@ -17,14 +17,28 @@ namespace {
 constexpr uint64_t kSimpleStepBytes = (4u << 20) / 8;  // 4 MiB buffer, 8 steps
 constexpr uint64_t kLlStepDataBytes = 524288 / 8 / 2;  // half of each 16-byte line is data
 constexpr uint64_t kLl128StepDataBytes = 4915200 / 8 * 120 / 128;
-constexpr uint32_t kPipelineDepth = 2;        // ring loops in flight per channel
+constexpr uint32_t kPipelineDepth = 2;  // ring loops in flight per channel
+constexpr uint32_t kNvlsDepth = 4;      // NVLS loops in flight per channel (scatter, reduce, gather)
+constexpr uint64_t kNvlsMaxChunkBytes = 128u << 10;  // NCCL_NVLS_CHUNKSIZE's default
 constexpr uint64_t kQpSplitAlignBytes = 128;  // NCCL_IB_SPLIT_DATA_ON_QPS pieces (net_ib.cc ncclIbMultiSend)
 
 constexpr uint64_t ceilDiv(uint64_t a, uint64_t b) {
     return (a + b - 1) / b;
 }
 
-enum Kind : uint32_t { kRing = 0, kTreeUp = 1, kTreeDown = 2, kP2p = 3, kPxn = 4 };
+enum Kind : uint32_t {
+    kRing = 0,
+    kTreeUp = 1,
+    kTreeDown = 2,
+    kP2p = 3,
+    kPxn = 4,
+    // NVLS: a GPU's share for a head into the switch, the head's reduced share back, the head's multicast
+    // store into the switch, and the switch's copy of it to every GPU.
+    kNvlsUp = 5,
+    kNvlsReduced = 6,
+    kNvlsStore = 7,
+    kNvlsMulticast = 8,
+};
 
 double wireFactor(Proto p) {
     return p == Proto::LL ? 2.0 : p == Proto::LL128 ? 128.0 / 120.0 : 1.0;
@@ -43,6 +57,19 @@ uint64_t chunkBytes(Algo algo, Proto proto, Func func) {
     const bool ringFour = algo == Algo::Ring &&
                           (func == Func::AllReduce || func == Func::AllGather || func == Func::ReduceScatter);
     return kSimpleStepBytes * (ringFour ? 4 : 1);
+}
+
+// NVLS's chunk (enqueue.cc, NCCL 2.23): NCCL_NVLS_CHUNKSIZE, smaller while the operation would keep few
+// chunks in flight over its channels' heads.
+uint64_t nvlsChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads) {
+    const uint64_t ops = uint64_t{channels} * heads;
+    uint64_t chunk = kNvlsMaxChunkBytes;
+    for (const auto& [factor, smaller] : {std::pair<uint64_t, uint64_t>{64, 65536}, {8, 32768}, {2, 16384}}) {
+        if (bytes < factor * ops * chunk && chunk > smaller) {
+            chunk = smaller;
+        }
+    }
+    return chunk;
 }
 
 // NCCL's double binary tree over n nodes (src/graph/trees.cc): tree 0, and tree 1 mirrored (n even) or
@@ -167,10 +194,15 @@ public:
         m_bytes = m_func == Func::AllGather ? node.commSizeBytes * n : node.commSizeBytes;
         const Channels ch = computeChannels(m_shape, owner.m_config.env);
         NcclEnv env = owner.m_config.env;
-        // The algorithms this engine moves data for: in-network reductions (NVLS, CollNet) and PAT need
-        // support from the network that the backends do not offer yet.
-        for (Algo a : {Algo::CollNetDirect, Algo::CollNetChain, Algo::Nvls, Algo::NvlsTree, Algo::Pat}) {
+        // The algorithms this engine moves data for: NVLS inside one server whose scale-up switch reduces
+        // (the network's reduction engine); not yet NVLS between servers (NVLSTree, or NVLS over CollNet),
+        // CollNet (reducing scale-out switches) or PAT.
+        for (Algo a : {Algo::CollNetDirect, Algo::CollNetChain, Algo::NvlsTree, Algo::Pat}) {
             env.algoAllowed[static_cast<int>(a)] = false;
+        }
+        const int engine = m_servers.size() == 1 ? topo.engineOf(topo.serverOf(members[0])) : -1;
+        if (engine < 0) {
+            env.algoAllowed[static_cast<int>(Algo::Nvls)] = false;
         }
         m_choice = chooseAlgorithm(m_func, m_bytes, m_shape, ch, env);
         if (!m_choice.valid()) {
@@ -195,7 +227,18 @@ public:
         }
         // The channels' GPU side: each moves its share of the bus bandwidth.
         m_channelBytesPerUs = m_choice.busBwGBps * 1e3 / m_choice.nChannels;
+        if (m_choice.algo == Algo::Nvls) {
+            m_engine = owner.m_network.numRanks() + static_cast<uint32_t>(engine);
+            m_chunk = nvlsChunkBytes(m_bytes, m_choice.nChannels, n);
+            m_depth = kNvlsDepth;
+            // NVLS's bus bandwidth is not a ring's: each channel's SM handles its share of the operation's
+            // bytes at the algorithm bandwidth, and the tuner's latency is paid once, at the start.
+            m_channelBytesPerUs = m_choice.algBwGBps * 1e3 / m_choice.nChannels;
+        }
         planChannels();
+        if (m_choice.algo == Algo::Nvls) {
+            engineStart();
+        }
     }
 
     uint32_t size() const { return static_cast<uint32_t>(m_ranks.size()); }
@@ -214,8 +257,9 @@ public:
         m.done = done;
         m.record = record;
         m.joined = true;
-        const TimeNs base =
-            static_cast<TimeNs>(std::llround(baseLatencyUs(m_choice.algo, m_choice.proto) * 1e3));
+        const double latencyUs =
+            m_choice.algo == Algo::Nvls ? m_choice.latencyUs : baseLatencyUs(m_choice.algo, m_choice.proto);
+        const TimeNs base = static_cast<TimeNs>(std::llround(latencyUs * 1e3));
         m_owner.m_network.schedule(base, makeCallback<&Op::start>(this, pos));
     }
 
@@ -271,7 +315,9 @@ private:
         m_plans.resize(nc);
         // Each rank's share of the data in the collective's own terms: all-reduce, broadcast, reduce and
         // tree: the buffer; all-gather: the rank's shard; reduce-scatter: the rank's output.
-        const uint64_t perRank = m_func == Func::AllGather       ? m_bytes / n
+        // NVLS: the whole buffer, a share per head in every loop.
+        const uint64_t perRank = m_choice.algo == Algo::Nvls     ? m_bytes
+                                 : m_func == Func::AllGather     ? m_bytes / n
                                  : m_func == Func::ReduceScatter ? m_bytes / n
                                                                  : m_bytes;
         for (uint32_t c = 0; c < nc; ++c) {
@@ -279,7 +325,7 @@ private:
             p.bytes = perRank / nc + (c < perRank % nc ? 1 : 0);
             if (m_choice.algo == Algo::Tree) {
                 planTree(c, p);
-            } else {
+            } else if (m_choice.algo != Algo::Nvls) {
                 planRing(c, p);
             }
         }
@@ -310,8 +356,11 @@ private:
     }
 
     uint64_t loopBytes() const {
-        // A ring all-reduce loop moves a chunk per rank (n chunks); the others a chunk.
-        return m_choice.algo == Algo::Ring && m_func == Func::AllReduce ? m_chunk * size() : m_chunk;
+        // A ring all-reduce loop moves a chunk per rank (n chunks), NVLS a chunk per head; the others a
+        // chunk.
+        return (m_choice.algo == Algo::Ring && m_func == Func::AllReduce) || m_choice.algo == Algo::Nvls
+                   ? m_chunk * size()
+                   : m_chunk;
     }
     uint64_t chunksOf(uint64_t bytes) const {
         return std::max<uint64_t>(1, (bytes + loopBytes() - 1) / loopBytes());
@@ -379,7 +428,13 @@ private:
 
     // --- common machinery ----------------------------------------------------------------------------------
 
+    // A member's rank, or (position size()) the switch's reduction engine.
+    Rank endpoint(uint32_t pos) const { return pos < size() ? m_ranks[pos] : m_engine; }
+
     Hop hopBetween(uint32_t a, uint32_t b) const {
+        if (a >= size() || b >= size()) {
+            return Hop::Nvlink;  // a switch's reduction engine
+        }
         const NcclTopology& t = m_owner.m_topology;
         if (t.serverOf(m_ranks[a]) != t.serverOf(m_ranks[b])) {
             return Hop::Net;
@@ -392,16 +447,26 @@ private:
     // bytes at the channel's GPU rate after now. `sent` fires at the sender when the network is done with it.
     // One channel's SM works through its steps one at a time, so the chunks a channel has in flight share its
     // rate; a tree's broadcast to its children is one pass (samePass: the children after the first).
+    // NVLS: `from` or `to` may be the engine (position size()); the engine has no SM, and the tuner's
+    // latency was paid at the start; `workBytes` is what the sender's SM handles for this message.
     void transfer(uint32_t from, uint32_t to, uint32_t channel, uint32_t kind, uint32_t slot, uint64_t bytes,
-                  Callback sent, bool samePass = false) {
+                  Callback sent, bool samePass = false, uint64_t workBytes = UINT64_MAX) {
         NetworkApi& net = m_owner.m_network;
-        const TimeNs hopNs = static_cast<TimeNs>(
-            std::llround(hopLatencyUs(m_choice.algo, m_choice.proto, hopBetween(from, to)) * 1e3));
+        const bool nvls = m_choice.algo == Algo::Nvls;
+        const TimeNs hopNs =
+            nvls ? 0
+                 : static_cast<TimeNs>(
+                       std::llround(hopLatencyUs(m_choice.algo, m_choice.proto, hopBetween(from, to)) * 1e3));
+        const uint64_t work = workBytes == UINT64_MAX ? bytes : workBytes;
         const TimeNs workNs =
-            static_cast<TimeNs>(std::llround(static_cast<double>(bytes) / m_channelBytesPerUs * 1e3));
+            from >= size()
+                ? 0
+                : static_cast<TimeNs>(std::llround(static_cast<double>(work) / m_channelBytesPerUs * 1e3));
         TimeNs doneNs = net.now() + workNs;
-        if (kind == kRing || kind == kTreeUp || kind == kTreeDown) {
-            const std::size_t key = (std::size_t{from} * m_choice.nChannels + channel) * 3 + kind;
+        if (kind == kRing || kind == kTreeUp || kind == kTreeDown || (nvls && from < size() && work > 0)) {
+            // One SM per (member, channel) for NVLS: its scatter and multicast stores share it.
+            const std::size_t key =
+                (std::size_t{from} * m_choice.nChannels + channel) * 3 + (kind < 3 ? kind : 0);
             if (m_smFreeNs.size() <= key) {
                 m_smFreeNs.resize(std::size_t{size()} * m_choice.nChannels * 3, 0);
             }
@@ -415,12 +480,25 @@ private:
             std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
         const uint64_t tag = ncclTag(m_group, m_sequence, channel, kind, slot);
         const NcclEnv& env = m_owner.m_config.env;
+        if (to >= size()) {
+            m_owner.m_engine.bytesIn += wire;
+        }
+        if (from >= size()) {
+            m_owner.m_engine.bytesOut += wire;
+        }
         const uint64_t piece =
             ceilDiv(ceilDiv(wire, env.qpsPerConnection), kQpSplitAlignBytes) * kQpSplitAlignBytes;
         if (!env.splitDataOnQps || env.qpsPerConnection < 2 || piece >= wire ||
             hopBetween(from, to) != Hop::Net) {
             ++m_owner.m_messages;
-            net.send(m_ranks[from], m_ranks[to], tag, wire, 0, sent);
+            if (nvls && doneNs > net.now()) {
+                // NVLS's stores leave the GPU as its SM produces them (multimem instructions), not ahead.
+                m_deferred.push_back({endpoint(from), endpoint(to), tag, wire, sent});
+                net.schedule(doneNs - net.now(),
+                             makeCallback<&Op::deferredSend>(this, m_deferred.size() - 1));
+                return;
+            }
+            net.send(endpoint(from), endpoint(to), tag, wire, 0, sent);
             return;
         }
         // NCCL_IB_SPLIT_DATA_ON_QPS: one piece per QP, each its own RoCE flow (and ECMP path); the receive
@@ -437,6 +515,15 @@ private:
         uint64_t remaining;
         Callback sent;
     };
+    struct Deferred {
+        Rank src, dst;
+        uint64_t tag, wire;
+        Callback sent;
+    };
+    void deferredSend(uint64_t index) {
+        const Deferred& d = m_deferred[index];
+        m_owner.m_network.send(d.src, d.dst, d.tag, d.wire, 0, d.sent);
+    }
     void pieceSent(uint64_t join) {
         Join& j = m_joins[join];
         if (--j.remaining == 0 && j.sent) {
@@ -450,8 +537,9 @@ private:
         const uint64_t wire =
             std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
         m_pending.push_back({Way{from, to, channel, kind, slot}, handler});
-        m_owner.m_network.recv(m_ranks[from], m_ranks[to], ncclTag(m_group, m_sequence, channel, kind, slot),
-                               wire, makeCallback<&Op::arrived>(this, m_pending.size() - 1));
+        m_owner.m_network.recv(endpoint(from), endpoint(to),
+                               ncclTag(m_group, m_sequence, channel, kind, slot), wire,
+                               makeCallback<&Op::arrived>(this, m_pending.size() - 1));
     }
     struct Pending {
         Way way;
@@ -490,7 +578,9 @@ private:
         s = Slot{};
         s.active = true;
         s.piece = pieceOf(c, k);
-        m_choice.algo == Algo::Tree ? treeStart(pos, c, slot) : ringStart(pos, c, slot);
+        m_choice.algo == Algo::Tree   ? treeStart(pos, c, slot)
+        : m_choice.algo == Algo::Nvls ? nvlsStart(pos, c, slot, k)
+                                      : ringStart(pos, c, slot);
         return true;
     }
 
@@ -690,6 +780,136 @@ private:
         }
     }
 
+    // --- NVLS (one server whose NVSwitch reduces and multicasts)
+    // --------------------------------------------------------------------------------------------
+    // Every loop of a channel gives each member (a head) a share of the channel's part of the buffer. Reduce
+    // (all-reduce, reduce-scatter): every member sends each head its share into the switch, which sends the
+    // head the sum once all are in (NVLS's multimem load-reduce). Multicast (all-reduce, all-gather): each
+    // head stores its share into the switch, which copies it to every member (the multimem store). Per member
+    // and loop, the wires carry: all-reduce n shares up and one down, then one up and n down; the engine
+    // processes each (channel, head) in loop order, as the switch's multicast objects do.
+
+    bool nvlsReduces() const { return m_func == Func::AllReduce || m_func == Func::ReduceScatter; }
+    bool nvlsMulticasts() const { return m_func == Func::AllReduce || m_func == Func::AllGather; }
+    uint32_t nvlsLoops(uint32_t c) const { return static_cast<uint32_t>(chunksOf(m_plans[c].bytes)); }
+    uint64_t nvlsShare(uint32_t c, uint32_t loop, uint32_t head) const {
+        const uint64_t bytes = m_plans[c].bytes, perLoop = loopBytes();
+        const uint64_t rest = bytes > uint64_t{loop} * perLoop ? bytes - uint64_t{loop} * perLoop : 0;
+        const uint64_t inLoop = std::min(rest, perLoop);
+        return inLoop / size() + (head < inLoop % size() ? 1 : 0);
+    }
+    // A loop's messages carry the head in the tag's slot; FIFO matching per tag keeps loops in order.
+    void nvlsStart(uint32_t pos, uint32_t c, uint32_t slot, uint32_t loop) {
+        const uint32_t n = size();
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        s.step = loop;
+        s.sendsLeft = (nvlsReduces() ? n : 0) + (nvlsMulticasts() ? 1 : 0);
+        s.received = 0;
+        const Callback sent = makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot));
+        uint64_t loopBytes = 0;
+        for (uint32_t h = 0; h < n; ++h) {
+            loopBytes += nvlsShare(c, loop, h);
+        }
+        if (nvlsReduces()) {
+            expect(n, pos, c, kNvlsReduced, pos, nvlsShare(c, loop, pos),
+                   makeCallback<&Op::nvlsReducedHere>(this, pack(pos, c, slot)));
+            for (uint32_t i = 0; i < n; ++i) {
+                const uint32_t h = (pos + i) % n;  // its own head first, then the others in turn
+                transfer(pos, n, c, kNvlsUp, h, nvlsShare(c, loop, h), sent);
+            }
+        } else {
+            // All-gather: the member's own share goes straight to the multicast; its SM gathers the loop.
+            transfer(pos, n, c, kNvlsStore, pos, nvlsShare(c, loop, pos), sent, false, loopBytes);
+        }
+        if (nvlsMulticasts()) {
+            for (uint32_t h = 0; h < n; ++h) {
+                expect(n, pos, c, kNvlsMulticast, h, nvlsShare(c, loop, h),
+                       makeCallback<&Op::nvlsGot>(this, pack(pos, c, slot)));
+            }
+        }
+    }
+    uint32_t nvlsExpected() const { return (nvlsReduces() ? 1 : 0) + (nvlsMulticasts() ? size() : 0); }
+    void nvlsReducedHere(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        if (nvlsMulticasts()) {
+            transfer(pos, size(), c, kNvlsStore, pos, nvlsShare(c, s.step, pos),
+                     makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+        }
+        nvlsGot(a);
+    }
+    void nvlsGot(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        ++m_members[pos].channels[c].slots[slot].received;
+        nvlsMaybeDone(pos, c, slot);
+    }
+    void nvlsSent(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        --m_members[pos].channels[c].slots[slot].sendsLeft;
+        nvlsMaybeDone(pos, c, slot);
+    }
+    void nvlsMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        if (s.active && s.sendsLeft == 0 && s.received == nvlsExpected()) {
+            chunkDone(pos, c, slot);
+        }
+    }
+
+    // The engine's side: per (channel, head), the loop it is at and the shares of it in so far.
+    struct EngineHead {
+        uint32_t reduceLoop = 0, reduceGot = 0, storeLoop = 0;
+    };
+    EngineHead& engineHead(uint32_t c, uint32_t h) { return m_engineHeads[std::size_t{c} * size() + h]; }
+    void engineStart() {
+        m_engineHeads.assign(std::size_t{m_choice.nChannels} * size(), EngineHead{});
+        for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
+            for (uint32_t h = 0; h < size(); ++h) {
+                nvlsReducePost(c, h);
+                nvlsStorePost(c, h);
+            }
+        }
+    }
+    void nvlsReducePost(uint32_t c, uint32_t h) {
+        const EngineHead& e = engineHead(c, h);
+        if (!nvlsReduces() || e.reduceLoop >= nvlsLoops(c)) {
+            return;
+        }
+        for (uint32_t g = 0; g < size(); ++g) {
+            expect(g, size(), c, kNvlsUp, h, nvlsShare(c, e.reduceLoop, h),
+                   makeCallback<&Op::engineShareIn>(this, pack(h, c, 0)));
+        }
+    }
+    void engineShareIn(uint64_t a) {
+        const uint32_t h = posOf(a), c = channelOf(a);
+        EngineHead& e = engineHead(c, h);
+        if (++e.reduceGot < size()) {
+            return;
+        }
+        ++m_owner.m_engine.reductions;
+        transfer(size(), h, c, kNvlsReduced, h, nvlsShare(c, e.reduceLoop, h), Callback{});
+        e.reduceGot = 0;
+        ++e.reduceLoop;
+        nvlsReducePost(c, h);
+    }
+    void nvlsStorePost(uint32_t c, uint32_t h) {
+        const EngineHead& e = engineHead(c, h);
+        if (!nvlsMulticasts() || e.storeLoop >= nvlsLoops(c)) {
+            return;
+        }
+        expect(h, size(), c, kNvlsStore, h, nvlsShare(c, e.storeLoop, h),
+               makeCallback<&Op::engineStoreIn>(this, pack(h, c, 0)));
+    }
+    void engineStoreIn(uint64_t a) {
+        const uint32_t h = posOf(a), c = channelOf(a);
+        EngineHead& e = engineHead(c, h);
+        const uint64_t share = nvlsShare(c, e.storeLoop, h);
+        for (uint32_t i = 0; i < size(); ++i) {
+            transfer(size(), (h + i) % size(), c, kNvlsMulticast, h, share, Callback{});
+        }
+        ++e.storeLoop;
+        nvlsStorePost(c, h);
+    }
+
     // --- all-to-all
     // --------------------------------------------------------------------------------------------
 
@@ -796,13 +1016,16 @@ private:
     std::vector<ChannelPlan> m_plans;
     std::vector<Member> m_members;
     std::vector<Pending> m_pending;
-    std::vector<Join> m_joins;  // sends split over QPs, by callback argument
+    std::vector<Join> m_joins;         // sends split over QPs, by callback argument
+    std::vector<Deferred> m_deferred;  // NVLS sends waiting for their SM, by callback argument
     std::map<Way, std::deque<TimeNs>> m_ready;
     std::vector<TimeNs> m_smFreeNs;  // per (member, channel, ring / tree up / tree down): when its SM is free
     uint32_t m_finished = 0;
     uint64_t m_peerBytes = 0;
     uint32_t m_peerChannels = 1;
     uint32_t m_depth = kPipelineDepth;  // chunks in flight per member and channel
+    Rank m_engine = 0;                  // NVLS: the endpoint of the server's reduction engine
+    std::vector<EngineHead> m_engineHeads;
     struct Forward {
         uint32_t proxy, to, origin, channel;
     };

@@ -7,6 +7,9 @@
 //     loop, all-gather and reduce-scatter in n-1, broadcast and reduce along the ring from the root;
 //   - Tree (all-reduce): per channel a chain through each server's GPUs and a double binary tree over the
 //     servers (even channels tree 0, odd tree 1), chunks reduced up and broadcast down, pipelined;
+//   - NVLS (one server whose NVSwitch reduces, TopologySpec::engines): all-reduce, all-gather and
+//     reduce-scatter through the switch's reduction engine, shares per head reduced in the switch and results
+//     multicast back (nccl-collectives.cc);
 //   - all-to-all: point-to-point sends to every peer, split over the per-peer channels, each through the
 //     GPU on the peer's rail when the peer is on another server (PXN).
 // Every message carries the protocol's wire overhead (LL 2x, LL128 128/120); a step's data is ready at the
@@ -86,6 +89,12 @@ public:
     };
     const std::vector<Record>& records() const { return m_records; }
     uint64_t messagesSent() const { return m_messages; }
+    // What the switches' reduction engines did (NVLS): sums formed (one per channel, head and loop) and
+    // bytes in and out of the engines.
+    struct EngineCounters {
+        uint64_t reductions = 0, bytesIn = 0, bytesOut = 0;
+    };
+    const EngineCounters& engineCounters() const { return m_engine; }
 
     class Op;  // one collective of one communicator, every member's part
 
@@ -108,6 +117,7 @@ private:
     std::vector<DoneEntry> m_done;               // per member's part, by callback argument
     std::vector<std::unique_ptr<Op>> m_retired;  // finished, destroyed at the next issue
     uint64_t m_messages = 0;
+    EngineCounters m_engine;
 };
 
 }  // namespace mlnet::nccl

@@ -46,6 +46,14 @@ NcclTopology::NcclTopology(const TopologySpec& spec, const GpuPlatform& platform
             }
         }
     }
+    // Reduction engines (NVLink SHARP) of the servers' scale-up switches.
+    m_engineOfServer.assign(m_serverRanks.size(), -1);
+    for (std::size_t e = 0; e < spec.engines.size(); ++e) {
+        const auto it = serverIndex.find(spec.vertices[spec.engines[e].host].server);
+        if (it != serverIndex.end()) {
+            m_engineOfServer[it->second] = static_cast<int>(e);
+        }
+    }
     for (Rank r = 0; r < ranks; ++r) {
         if (m_nicGBps[r] <= 0 && m_serverRanks[m_server[r]].size() == ranks && ranks > 1) {
             continue;  // one server and no NIC: NVLink only
@@ -64,8 +72,10 @@ CommShape NcclTopology::shapeOf(const std::vector<Rank>& members) const {
     s.nRanks = static_cast<uint32_t>(members.size());
     std::vector<uint32_t> servers;
     double nvlink = 1e30, nic = 1e30;
+    s.nvlsSwitch = !members.empty();
     for (Rank r : members) {
         servers.push_back(m_server[r]);
+        s.nvlsSwitch = s.nvlsSwitch && m_engineOfServer[m_server[r]] >= 0;
         nvlink = std::min(nvlink, m_nvlinkGBps[r]);
         nic = std::min(nic, m_nicGBps[r] > 0 ? m_nicGBps[r] : 1e30);
     }

@@ -35,12 +35,15 @@ public:
     // The rank on the same server as `r` with local index `local` (PXN: the GPU whose NIC is on a rail), or
     // `r` itself when there is none.
     Rank localPeer(Rank r, uint32_t local) const;
+    // The reduction engine (index into TopologySpec::engines) of a server's scale-up switch; -1: none.
+    int engineOf(uint32_t server) const { return m_engineOfServer[server]; }
 
 private:
     const GpuPlatform m_platform;
     std::vector<uint32_t> m_server, m_local;       // per rank
     std::vector<std::vector<Rank>> m_serverRanks;  // per server, by local index
     std::vector<double> m_nvlinkGBps, m_nicGBps;   // per rank
+    std::vector<int> m_engineOfServer;
     bool m_nvswitch = false;
 };
 

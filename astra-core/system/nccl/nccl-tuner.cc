@@ -175,7 +175,7 @@ Channels computeChannels(const CommShape& shape, const NcclEnv& env) {
     c.collChannels = std::max(1u, coll);
     // NVLS: Hopper, an NVSwitch, more than two GPUs per server; a head per GPU (one server) or per NIC.
     // (Between servers NVLS itself needs CollNet; NVLSTree does not: chooseAlgorithm applies those rules.)
-    if (hopper && shape.nvswitch && ppn > 2 && env.nvls != 0) {
+    if (hopper && shape.nvswitch && shape.nvlsSwitch && ppn > 2 && env.nvls != 0) {
         c.nvlsHeads = shape.nNodes == 1 ? ppn : shape.nicsPerNode;
         c.nvls = {c.nvlsHeads, 40, shape.nNodes == 1 ? 40 : std::min(shape.pcieGBps, shape.nicGBps)};
         c.nvlsChannels = kNvlsChannels;
@@ -292,7 +292,8 @@ Choice estimate(Func func, Algo algo, Proto proto, uint64_t bytes, const CommSha
     double algBw = busBw;
     if (algo == Algo::Ring) {
         algBw *= static_cast<double>(n) / nsteps;
-    } else if (algo == Algo::Nvls || algo == Algo::NvlsTree) {
+    } else if ((algo == Algo::Nvls || algo == Algo::NvlsTree) &&
+               !(func == Func::AllGather || func == Func::ReduceScatter)) {
         algBw *= 5.0 / 6.0;
     } else if ((algo == Algo::Tree || collNet) && !(func == Func::AllGather || func == Func::ReduceScatter)) {
         algBw *= 0.5;

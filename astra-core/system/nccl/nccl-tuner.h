@@ -53,6 +53,7 @@ struct CommShape {
     double nicGBps = 0;     // per NIC (400 Gb/s: 50)
     uint32_t nicsPerNode = 0;
     bool switchesReduce = false;  // SHARP-class scale-out switches (CollNet possible)
+    bool nvlsSwitch = true;       // the NVSwitches reduce and multicast (NVLink SHARP: NVLS possible)
 };
 
 // One graph search result.

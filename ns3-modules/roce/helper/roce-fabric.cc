@@ -269,7 +269,10 @@ bool RoceFabric::ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<Roce
             --shift;  // faster ports get a larger share, as in the reference
         }
         p.alphaShift = shift;
-        if (mmu.ecnEnabled) {
+        if (IsEngine(t.portPeer(vertex, port))) {
+            // The switch's reduction engine sits inside it: nothing marks on the way to it.
+            p.kminBytes = p.kmaxBytes = UINT64_MAX;
+        } else if (mmu.ecnEnabled) {
             auto rule = std::find_if(m_settings.ecn.begin(), m_settings.ecn.end(),
                                      [&](const EcnRule& e) { return e.rateBps == cable.rateBps; });
             if (rule != m_settings.ecn.end() && !(overrides && overrides->ecnPer25Gbps)) {
@@ -311,7 +314,7 @@ bool RoceFabric::CheckBuffer(uint32_t vertex, const MmuConfig& mmu, Diagnostics&
         return false;
     }
     for (uint32_t port = 0; port < mmu.ports.size() && mmu.ecnEnabled; ++port) {
-        if (mmu.ports[port].kminBytes >= mmu.bufferBytes) {
+        if (mmu.ports[port].kminBytes >= mmu.bufferBytes && !IsEngine(t.portPeer(vertex, port))) {
             diag.error(
                 where + ": port " + std::to_string(port) + "'s ECN kmin of " +
                 std::to_string(mmu.ports[port].kminBytes) + " B (at its line rate) is not below the " +

@@ -10,7 +10,9 @@
 namespace mlnet::roce {
 
 RoceNetworkApi::RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, std::vector<uint8_t> classByPriority)
-    : MessageNetwork(numRanks), m_fabric(fabric), m_classByPriority(std::move(classByPriority)) {
+    : MessageNetwork(numRanks, numRanks + static_cast<uint32_t>(fabric.Spec().engines.size())),
+      m_fabric(fabric),
+      m_classByPriority(std::move(classByPriority)) {
     NS_ABORT_MSG_IF(m_classByPriority.empty(), "RoceNetworkApi needs at least one traffic class");
 }
 

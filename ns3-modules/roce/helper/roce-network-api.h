@@ -38,7 +38,11 @@ public:
     // make progress any more.
     uint64_t pendingEvents() const { return m_pendingEvents; }
     uint64_t messagesAcknowledged() const { return m_acknowledged; }
-    uint32_t hostOfRank(Rank rank) const { return m_fabric.Spec().hostOfRank(rank); }
+    // Ranks, then the reduction engines of the description (TopologySpec::engines).
+    uint32_t hostOfRank(Rank endpoint) const {
+        const TopologySpec& spec = m_fabric.Spec();
+        return endpoint < numRanks() ? spec.hostOfRank(endpoint) : spec.engines[endpoint - numRanks()].host;
+    }
     // Stops the simulator once every message sent so far is acknowledged (the training is done: its last
     // sends may still await their ACKs, which fct.txt and the timeline want).
     void StopWhenDrained();

@@ -186,6 +186,8 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
     net["messages_delivered"] = o.messages;
     net["peak_message_records"] = run.peakMessageRecords;
     j["network"] = net;
+    addInNetworkReduction(j, o.inNetworkReduction.reductions, o.inNetworkReduction.bytesIn,
+                          o.inNetworkReduction.bytesOut);
     if (const FastForwardStats* ff = inputs.fabric.FastForwardResult()) {
         nlohmann::ordered_json f;
         f["jumps"] = ff->jumps;
