@@ -719,5 +719,42 @@ TEST_F(MlnetNs3, NvlsReducesInTheScaleUpSwitchAtPacketLevelUnderEveryCc) {
     }
 }
 
+// CollNet Direct at packet level: each server's heads send their sums into their rail switch's reduction
+// engine (SHARP-class) and get the total back, RoCE flows under every CC with no drops; the engines' bytes
+// are the closed form and the time agrees with the analytical model within 10 %.
+TEST_F(MlnetNs3, CollNetReducesInTheRailSwitchesAtPacketLevelUnderEveryCc) {
+    const std::string net = write("sharp.json", R"({"topology": {"builder": "rail-optimised",
+        "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"}, "sharp": "rail"}})");
+    const std::string bin = MLNET_BIN_DIR;
+    const uint64_t bytes = 8 << 20;
+    const std::string prefix = m_dir + "/collnet-all-reduce";
+    ASSERT_EQ(std::system((bin + "/mlnet-tracegen --pattern all-reduce --npus 16 --size " +
+                           std::to_string(bytes) + " --output " + prefix + " > /dev/null")
+                              .c_str()),
+              0);
+    const std::string system =
+        write("nccl-collnet.json", R"({"scheduling-policy": "FIFO", "endpoint-delay": 0,
+        "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+        "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+        "all-to-all-implementation": ["direct"], "collective-library": "nccl", "nccl-gpu": "h100",
+        "NCCL_COLLNET_ENABLE": "1", "NCCL_ALGO": "CollNetDirect"})");
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+        SCOPED_TRACE(cc);
+        const ToolRun r = ns3(prefix, net, std::string("--compare-analytical --cc=") + cc, system);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.summary["network"]["drops"], 0);
+        EXPECT_EQ(r.summary["collectives"][0]["nccl"].get<std::string>().rfind("CollNetDirect/Simple", 0), 0u)
+            << r.summary["collectives"][0];
+        EXPECT_EQ(r.summary["in_network_reduction"]["bytes_in"].get<uint64_t>(), 2 * bytes);
+        EXPECT_EQ(r.summary["in_network_reduction"]["bytes_out"].get<uint64_t>(), 2 * bytes);
+        const double packetNs = r.summary["iteration_time_ns"].get<double>();
+        const double analyticalNs = r.summary["analytical"]["iteration_time_ns"].get<double>();
+        // Measured: the packet model is 7 % faster at 8 MiB (16 channels' small shares converging on each NIC
+        // and its switch; 1 % at 128 MiB), so 10 % as for all-to-all.
+        EXPECT_NEAR(packetNs, analyticalNs, 0.10 * analyticalNs);
+    }
+}
+
 }  // namespace
 }  // namespace mlnet

@@ -318,12 +318,12 @@ struct NvlsRun {
     std::string choice;
     std::vector<uint64_t> upBytes, downBytes;  // per rank: its link to the scale-up switch, each way
     uint64_t engineLinkBytes = 0;              // both ways
+    std::vector<uint64_t> links;               // per link: cable c is 2c (a -> b) and 2c + 1 (b -> a)
 };
 
-NvlsRun runNvls(CollectiveType type, uint64_t bytes,
-                std::vector<std::pair<std::string, std::string>> env = {}, bool reduces = true) {
-    const auto spec = nvlsServer(reduces);
-    const uint32_t n = 8;
+NvlsRun runOn(const std::shared_ptr<const TopologySpec>& spec, CollectiveType type, uint64_t bytes,
+              std::vector<std::pair<std::string, std::string>> env) {
+    const uint32_t n = spec->numRanks();
     SystemConfig system = ncclSystem(std::move(env));
     system.ncclGpu = "h100";
     SimulationOptions options;
@@ -354,7 +354,10 @@ NvlsRun runNvls(CollectiveType type, uint64_t bytes,
     const auto& aware = dynamic_cast<const CongestionAwareNetwork&>(*network);
     r.upBytes.assign(n, 0);
     r.downBytes.assign(n, 0);
+    r.links.resize(2 * spec->cables.size());
     for (uint32_t c = 0; c < spec->cables.size(); ++c) {
+        r.links[2 * c] = aware.linkBytes(2 * c);
+        r.links[2 * c + 1] = aware.linkBytes(2 * c + 1);
         const SpecCable& cable = spec->cables[c];
         for (uint32_t rank = 0; rank < n; ++rank) {
             const uint32_t h = spec->hostOfRank(rank);
@@ -370,6 +373,11 @@ NvlsRun runNvls(CollectiveType type, uint64_t bytes,
         }
     }
     return r;
+}
+
+NvlsRun runNvls(CollectiveType type, uint64_t bytes,
+                std::vector<std::pair<std::string, std::string>> env = {}, bool reduces = true) {
+    return runOn(nvlsServer(reduces), type, bytes, std::move(env));
 }
 
 // The description's "nvls" gives each scale-up switch a reduction engine: a host no rank runs on, cabled to
@@ -470,6 +478,88 @@ TEST(NcclNvls, NoReducingSwitchNoNvls) {
     EXPECT_EQ(r.choice.rfind("Ring/", 0), 0u) << r.choice;
     EXPECT_EQ(r.outcome.inNetworkReduction.bytesIn, 0u);
     EXPECT_EQ(r.engineLinkBytes, 0u);
+}
+
+// --- CollNet Direct: servers of 8 H100 whose rail switches reduce (SHARP-class) ---------------------------
+
+std::shared_ptr<const TopologySpec> sharpCluster(uint32_t servers, const char* sharp) {
+    const nlohmann::json doc = nlohmann::json::parse(
+        std::string(R"({"topology": {"builder": "rail-optimised", "servers": )") + std::to_string(servers) +
+        R"(, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"})" +
+        (sharp ? std::string(", \"sharp\": \"") + sharp + "\"" : "") + "}}");
+    Diagnostics diag;
+    auto spec = topologyFromJson(doc, "sharp.json", doc.dump(), diag);
+    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    return spec;
+}
+
+// Each GPU (a head: one per NIC) sends the other local heads their shares over NVLink, sends its server's sum
+// of its share (1/8 of the buffer) into its rail switch, receives the total of every server and copies it to
+// the other local GPUs: each NIC carries the buffer / 8 each way, each NVLink 2 x 7/8 of it, the rail
+// switches' uplinks nothing; the engines take in and give out a buffer per server.
+TEST(NcclCollNet, EachNicCarriesItsShareOnceEachWayAndTheUplinksNothing) {
+    const uint32_t servers = 4, ppn = 8;
+    const uint64_t bytes = 64 * kMiB;
+    const auto spec = sharpCluster(servers, "rail");
+    ASSERT_EQ(spec->engines.size(), 8u);  // one per rail switch
+    const NvlsRun r = runOn(spec, CollectiveType::AllReduce, bytes,
+                            {{"NCCL_COLLNET_ENABLE", "1"}, {"NCCL_ALGO", "CollNetDirect"}});
+    EXPECT_EQ(r.choice.rfind("CollNetDirect/Simple", 0), 0u) << r.choice;
+    for (uint32_t rank = 0; rank < servers * ppn; ++rank) {
+        EXPECT_EQ(r.upBytes[rank], 2 * (ppn - 1) * (bytes / ppn)) << rank;  // NVLink
+        EXPECT_EQ(r.downBytes[rank], 2 * (ppn - 1) * (bytes / ppn)) << rank;
+    }
+    uint64_t nicUp = 0, nicDown = 0, uplinks = 0;
+    for (uint32_t c = 0; c < spec->cables.size(); ++c) {
+        const SpecCable& cable = spec->cables[c];
+        const bool gpu =
+            spec->tierName(cable.a) == "host" &&
+            std::none_of(spec->engines.begin(), spec->engines.end(),
+                         [&](const TopologySpec::ReductionEngine& e) { return e.host == cable.a; });
+        if (gpu && spec->tierName(cable.b) == "rail") {
+            EXPECT_EQ(r.links[2 * c], bytes / ppn) << "NIC of host " << cable.a;
+            EXPECT_EQ(r.links[2 * c + 1], bytes / ppn) << "NIC of host " << cable.a;
+            nicUp += r.links[2 * c];
+            nicDown += r.links[2 * c + 1];
+        }
+        if (spec->tierName(cable.a) == "rail" && spec->tierName(cable.b) == "spine") {
+            uplinks += r.links[2 * c] + r.links[2 * c + 1];
+        }
+    }
+    EXPECT_EQ(nicUp, servers * bytes);
+    EXPECT_EQ(nicDown, servers * bytes);
+    EXPECT_EQ(uplinks, 0u);
+    const auto& in = r.outcome.inNetworkReduction;
+    EXPECT_EQ(in.bytesIn, servers * bytes);
+    EXPECT_EQ(in.bytesOut, servers * bytes);
+        // One sum per channel, head and loop: 16 channels; NCCL's clamps halve the 512 KiB chunk to 128 KiB
+    // (fewer than 2 x 64 chunks per channel and head), then to 32 KiB (fewer than 2 x 8): 16 loops per
+    // channel of 8 x 32 KiB.
+    EXPECT_EQ(in.reductions, 16u * ppn * 16);
+}
+
+// CollNet needs NCCL_COLLNET_ENABLE=1 and switches that reduce; then NCCL's tuner takes it where it is
+// fastest (mid sizes on H100 rails: its latency beats Tree's, its bandwidth is below Ring's). A tier that is
+// not there is refused with the tiers there are.
+TEST(NcclCollNet, OnlyWithReducingSwitchesAndTheSwitchOn) {
+    const uint64_t bytes = 16 * kMiB;
+    EXPECT_EQ(runOn(sharpCluster(4, "rail"), CollectiveType::AllReduce, bytes, {}).choice.rfind("CollNet", 0),
+              std::string::npos);
+    EXPECT_EQ(
+        runOn(sharpCluster(4, nullptr), CollectiveType::AllReduce, bytes, {{"NCCL_COLLNET_ENABLE", "1"}})
+            .choice.rfind("CollNet", 0),
+        std::string::npos);
+    EXPECT_EQ(runOn(sharpCluster(4, "rail"), CollectiveType::AllReduce, bytes, {{"NCCL_COLLNET_ENABLE", "1"}})
+                  .choice.rfind("CollNetDirect/Simple", 0),
+              0u);
+    Diagnostics diag;
+    const nlohmann::json doc =
+        nlohmann::json::parse(R"({"topology": {"builder": "rail-optimised", "servers": 2,
+        "nics-per-server": 2, "spines": 1, "rate": "400Gbps", "delay": "1us", "sharp": "leaf"}})");
+    EXPECT_EQ(topologyFromJson(doc, "bad.json", doc.dump(), diag), nullptr);
+    EXPECT_NE(diag.format(Severity::Error).find("'leaf' is not a tier"), std::string::npos)
+        << diag.format(Severity::Error);
 }
 
 TEST(NcclModel, ANameOutsideNcclsListsIsRefusedWithTheKey) {

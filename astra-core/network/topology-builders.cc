@@ -243,7 +243,6 @@ void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& 
     const uint32_t base = spec.numVertices();
     addVertices(spec, servers, VertexKind::Switch, tier);
     spec.defaultPorts.resize(spec.vertices.size());
-    std::vector<uint16_t> scaleUpPortOf(spec.numHosts(), 0);  // per member host
     for (uint32_t server = 0; server < servers; ++server) {
         std::vector<uint32_t> members;
         for (uint32_t i = 0; i < npusPerServer; ++i) {
@@ -256,7 +255,6 @@ void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& 
             // Appended after the host's existing ports (counted by the last finalize(); one new cable per
             // host).
             const uint32_t scaleUpPort = spec.numPorts(h);
-            scaleUpPortOf[h] = port(scaleUpPort);
             cable(spec, h, base + server, link);
             spec.vertices[h].server = server;
             spec.structuralRoutes.push_back({base + server, h, h + 1, {port(i)}});
@@ -268,27 +266,59 @@ void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& 
         }
     }
     if (reduces) {
-        require(link.rateBps <= std::numeric_limits<uint64_t>::max() / npusPerServer,
-                "scale-up: the reduction engine's rate (the sum of the GPU links) overflows");
-        const uint32_t first = insertHosts(spec, servers);
-        const uint32_t switches = base + servers;
-        const LinkSettings inside{link.rateBps * npusPerServer, 0, 0};
+        std::vector<uint32_t> switches(servers);
+        std::iota(switches.begin(), switches.end(), base);
+        addReductionEngines(spec, switches);
         for (uint32_t server = 0; server < servers; ++server) {
-            const uint32_t engine = first + server, sw = switches + server;
-            spec.vertices[engine].server = server;
-            cable(spec, engine, sw, inside);
-            spec.defaultPorts[engine] = {0};
-            // The switch's ports are its members' cables in order, then the engine's.
-            spec.structuralRoutes.push_back({sw, engine, engine + 1, {port(npusPerServer)}});
-            for (uint32_t i = 0; i < npusPerServer; ++i) {
-                const uint32_t h = spec.hostOfRank(server * npusPerServer + i);
-                spec.structuralRoutes.push_back({h, engine, engine + 1, {scaleUpPortOf[h]}});
-            }
-            spec.engines.push_back({engine, sw});
+            spec.vertices[spec.engines[spec.engines.size() - servers + server].host].server = server;
         }
     }
     spec.source += " + scale-up (" + std::to_string(servers) + " servers of " +
                    std::to_string(npusPerServer) + (reduces ? ", reducing" : "") + ")";
+    spec.finalize();
+}
+
+void addReductionEngines(TopologySpec& spec, const std::vector<uint32_t>& switches) {
+    spec.finalize();  // ports as the cables stand
+    struct Served {
+        uint32_t host;
+        uint16_t port;  // the host's port towards the switch
+    };
+    std::vector<uint64_t> rateOf;
+    std::vector<uint16_t> enginePort;         // the engine's port on its switch: after the existing ones
+    std::vector<std::vector<Served>> served;  // per engine
+    for (uint32_t sw : switches) {
+        require(sw < spec.numVertices() && spec.isSwitch(sw),
+                "reduction engines: vertex " + std::to_string(sw) + " is not a switch");
+        uint64_t sum = 0;
+        served.emplace_back();
+        for (uint32_t p = 0; p < spec.numPorts(sw); ++p) {
+            const uint32_t cableId = spec.portCable(sw, p), peer = spec.portPeer(sw, p);
+            const uint64_t rate = spec.cables[cableId].rateBps;
+            require(sum <= std::numeric_limits<uint64_t>::max() - rate,
+                    "reduction engines: the sum of a switch's port rates overflows");
+            sum += rate;
+            if (!spec.isSwitch(peer)) {
+                served.back().push_back({peer, port(spec.portOnCable(peer, cableId))});
+            }
+        }
+        rateOf.push_back(sum);
+        enginePort.push_back(port(spec.numPorts(sw)));
+    }
+    const uint32_t count = static_cast<uint32_t>(switches.size());
+    const uint32_t first = insertHosts(spec, count);
+    spec.defaultPorts.resize(spec.vertices.size());
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t engine = first + i, sw = switches[i] + count;  // switches moved up by `count`
+        // The hosts the switch serves reach the engine through it, whatever port they use by default.
+        for (const Served& h : served[i]) {
+            spec.structuralRoutes.push_back({h.host, engine, engine + 1, {h.port}});
+        }
+        cable(spec, engine, sw, LinkSettings{rateOf[i], 0, 0});
+        spec.defaultPorts[engine] = {0};
+        spec.structuralRoutes.push_back({sw, engine, engine + 1, {enginePort[i]}});
+        spec.engines.push_back({engine, sw});
+    }
     spec.finalize();
 }
 

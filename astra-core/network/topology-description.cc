@@ -256,6 +256,32 @@ std::optional<TopologySpec> readTopologySection(JsonSection t) {
             }
         }
     }
+    if (spec) {
+        if (const auto tier = t.string("sharp")) {
+            // SHARP-class switches: every switch of the named tier reduces, through an engine of its own.
+            const auto named = std::find(spec->tierNames.begin(), spec->tierNames.end(), *tier);
+            std::vector<uint32_t> switches;
+            for (uint32_t v = spec->numHosts(); v < spec->numVertices() && named != spec->tierNames.end();
+                 ++v) {
+                if (spec->tierName(v) == *tier && *tier != "scale-up") {
+                    switches.push_back(v);
+                }
+            }
+            if (switches.empty()) {
+                std::string tiers;
+                for (std::size_t i = 1; i < spec->tierNames.size(); ++i) {
+                    if (spec->tierNames[i] != "scale-up") {
+                        tiers += (tiers.empty() ? "" : ", ") + spec->tierNames[i];
+                    }
+                }
+                t.error("sharp",
+                        "'" + *tier + "' is not a tier of this network's scale-out switches; expected " +
+                            tiers + " (\"nvls\" in \"scale-up\" makes the scale-up switches reduce)");
+                return std::nullopt;
+            }
+            addReductionEngines(*spec, switches);
+        }
+    }
     if (!t.finish() || !spec) {
         return std::nullopt;
     }

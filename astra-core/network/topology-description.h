@@ -16,8 +16,9 @@
 //     {"nodes": 3, "switches": [2], "links": [{"a": 0, "b": 2, "rate": "100Gbps", "delay": "1us"}, ...]}
 //   Builders take per-tier link settings ("host-rate", "leaf-delay", ...: the uplinks of that tier) and
 //   "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"} ("nvls": true: the scale-up
-//   switches reduce and multicast, each through a reduction engine); an optional top-level "ranks" lists the
-//   host id of every rank. The other top-level sections (kPacketModelSections) belong to the packet
+//   switches reduce and multicast, each through a reduction engine), and "sharp": "<tier>" makes every switch
+//   of that scale-out tier reduce (SHARP-class, e.g. "rail"); an optional top-level "ranks" lists the host id
+//   of every rank. The other top-level sections (kPacketModelSections) belong to the packet
 //   model and are read there; anything else is an error.
 // The analytical tools' older JSON forms keep working: {"topology": "FatTree", "k": 4, "bandwidth": 50,
 // "latency": 500} and {"topology-file": "topo.txt"}.

@@ -38,6 +38,12 @@ enum Kind : uint32_t {
     kNvlsReduced = 6,
     kNvlsStore = 7,
     kNvlsMulticast = 8,
+    // CollNet Direct: a GPU's share to its server's head for it, the head's partial sum into the reducing
+    // switch, the switch's total back to every server's head, and the head's copy to the other local GPUs.
+    kCnScatter = 9,
+    kCnUp = 10,
+    kCnDown = 11,
+    kCnBcast = 12,
 };
 
 double wireFactor(Proto p) {
@@ -61,6 +67,23 @@ uint64_t chunkBytes(Algo algo, Proto proto, Func func) {
 
 // NVLS's chunk (enqueue.cc, NCCL 2.23): NCCL_NVLS_CHUNKSIZE, smaller while the operation would keep few
 // chunks in flight over its channels' heads.
+// CollNet Direct's chunk (enqueue.cc, NCCL 2.23): a Simple step, halved while the operation would keep few
+// chunks in flight over its channels' heads (pipeline depth 2).
+uint64_t collNetDirectChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads) {
+    uint64_t chunk = kSimpleStepBytes;
+    const auto perChunk = [&] { return bytes / (uint64_t{channels} * heads * chunk); };
+    while (perChunk() < 2 * 64 && chunk > (128u << 10)) {
+        chunk /= 2;
+    }
+    while (perChunk() < 2 * 8 && chunk > (64u << 10)) {
+        chunk /= 2;
+    }
+    while (perChunk() < 2 * 8 && chunk > (32u << 10)) {
+        chunk /= 2;
+    }
+    return chunk;
+}
+
 uint64_t nvlsChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads) {
     const uint64_t ops = uint64_t{channels} * heads;
     uint64_t chunk = kNvlsMaxChunkBytes;
@@ -195,14 +218,21 @@ public:
         const Channels ch = computeChannels(m_shape, owner.m_config.env);
         NcclEnv env = owner.m_config.env;
         // The algorithms this engine moves data for: NVLS inside one server whose scale-up switch reduces
-        // (the network's reduction engine); not yet NVLS between servers (NVLSTree, or NVLS over CollNet),
-        // CollNet (reducing scale-out switches) or PAT.
-        for (Algo a : {Algo::CollNetDirect, Algo::CollNetChain, Algo::NvlsTree, Algo::Pat}) {
+        // (the network's reduction engine) and CollNet Direct all-reduce over reducing scale-out switches
+        // (servers of one size, a NIC per GPU); not yet NVLS between servers (NVLSTree, or NVLS over
+        // CollNet), CollNet Chain, CollNet's all-gather and reduce-scatter, or PAT.
+        for (Algo a : {Algo::CollNetChain, Algo::NvlsTree, Algo::Pat}) {
             env.algoAllowed[static_cast<int>(a)] = false;
         }
         const int engine = m_servers.size() == 1 ? topo.engineOf(topo.serverOf(members[0])) : -1;
         if (engine < 0) {
             env.algoAllowed[static_cast<int>(Algo::Nvls)] = false;
+        }
+        const bool evenServers = std::all_of(m_servers.begin(), m_servers.end(), [&](const auto& s) {
+            return s.size() == m_servers[0].size() && s.size() <= 8;
+        });
+        if (!m_shape.switchesReduce || !evenServers || m_func != Func::AllReduce) {
+            env.algoAllowed[static_cast<int>(Algo::CollNetDirect)] = false;
         }
         m_choice = chooseAlgorithm(m_func, m_bytes, m_shape, ch, env);
         if (!m_choice.valid()) {
@@ -227,16 +257,37 @@ public:
         }
         // The channels' GPU side: each moves its share of the bus bandwidth.
         m_channelBytesPerUs = m_choice.busBwGBps * 1e3 / m_choice.nChannels;
-        if (m_choice.algo == Algo::Nvls) {
-            m_engine = owner.m_network.numRanks() + static_cast<uint32_t>(engine);
-            m_chunk = nvlsChunkBytes(m_bytes, m_choice.nChannels, n);
+        if (inNetwork()) {
+            // Reductions in switches: NVLS's heads are the server's GPUs and its engine the scale-up
+            // switch's; CollNet's heads are each server's GPUs (one per NIC) and the engine of head h the
+            // one in the switch every server's GPU h is cabled to.
+            const uint32_t base = owner.m_network.numRanks();
+            m_heads = static_cast<uint32_t>(m_servers[0].size());
+            if (m_choice.algo == Algo::Nvls) {
+                m_engines = {base + static_cast<uint32_t>(engine)};
+                m_chunk = nvlsChunkBytes(m_bytes, m_choice.nChannels, m_heads);
+            } else {
+                for (uint32_t h = 0; h < m_heads; ++h) {
+                    m_engines.push_back(base +
+                                        static_cast<uint32_t>(topo.netEngineOf(members[m_servers[0][h]])));
+                }
+                m_chunk = collNetDirectChunkBytes(m_bytes, m_choice.nChannels, m_heads);
+                m_serverOf.assign(n, 0);
+                m_localOf.assign(n, 0);
+                for (uint32_t k = 0; k < m_servers.size(); ++k) {
+                    for (uint32_t i = 0; i < m_servers[k].size(); ++i) {
+                        m_serverOf[m_servers[k][i]] = k;
+                        m_localOf[m_servers[k][i]] = i;
+                    }
+                }
+            }
             m_depth = kNvlsDepth;
-            // NVLS's bus bandwidth is not a ring's: each channel's SM handles its share of the operation's
-            // bytes at the algorithm bandwidth, and the tuner's latency is paid once, at the start.
+            // Not a ring's bus bandwidth: each channel's SM handles its share of the operation's bytes at the
+            // algorithm bandwidth, and the tuner's latency is paid once, at the start.
             m_channelBytesPerUs = m_choice.algBwGBps * 1e3 / m_choice.nChannels;
         }
         planChannels();
-        if (m_choice.algo == Algo::Nvls) {
+        if (inNetwork()) {
             engineStart();
         }
     }
@@ -258,7 +309,7 @@ public:
         m.record = record;
         m.joined = true;
         const double latencyUs =
-            m_choice.algo == Algo::Nvls ? m_choice.latencyUs : baseLatencyUs(m_choice.algo, m_choice.proto);
+            inNetwork() ? m_choice.latencyUs : baseLatencyUs(m_choice.algo, m_choice.proto);
         const TimeNs base = static_cast<TimeNs>(std::llround(latencyUs * 1e3));
         m_owner.m_network.schedule(base, makeCallback<&Op::start>(this, pos));
     }
@@ -316,7 +367,7 @@ private:
         // Each rank's share of the data in the collective's own terms: all-reduce, broadcast, reduce and
         // tree: the buffer; all-gather: the rank's shard; reduce-scatter: the rank's output.
         // NVLS: the whole buffer, a share per head in every loop.
-        const uint64_t perRank = m_choice.algo == Algo::Nvls     ? m_bytes
+        const uint64_t perRank = inNetwork()                     ? m_bytes
                                  : m_func == Func::AllGather     ? m_bytes / n
                                  : m_func == Func::ReduceScatter ? m_bytes / n
                                                                  : m_bytes;
@@ -325,7 +376,7 @@ private:
             p.bytes = perRank / nc + (c < perRank % nc ? 1 : 0);
             if (m_choice.algo == Algo::Tree) {
                 planTree(c, p);
-            } else if (m_choice.algo != Algo::Nvls) {
+            } else if (!inNetwork()) {
                 planRing(c, p);
             }
         }
@@ -358,9 +409,9 @@ private:
     uint64_t loopBytes() const {
         // A ring all-reduce loop moves a chunk per rank (n chunks), NVLS a chunk per head; the others a
         // chunk.
-        return (m_choice.algo == Algo::Ring && m_func == Func::AllReduce) || m_choice.algo == Algo::Nvls
-                   ? m_chunk * size()
-                   : m_chunk;
+        return inNetwork()                                                ? m_chunk * m_heads
+               : m_choice.algo == Algo::Ring && m_func == Func::AllReduce ? m_chunk * size()
+                                                                          : m_chunk;
     }
     uint64_t chunksOf(uint64_t bytes) const {
         return std::max<uint64_t>(1, (bytes + loopBytes() - 1) / loopBytes());
@@ -429,7 +480,8 @@ private:
     // --- common machinery ----------------------------------------------------------------------------------
 
     // A member's rank, or (position size()) the switch's reduction engine.
-    Rank endpoint(uint32_t pos) const { return pos < size() ? m_ranks[pos] : m_engine; }
+    Rank endpoint(uint32_t pos) const { return pos < size() ? m_ranks[pos] : m_engines[pos - size()]; }
+    bool inNetwork() const { return m_choice.algo == Algo::Nvls || m_choice.algo == Algo::CollNetDirect; }
 
     Hop hopBetween(uint32_t a, uint32_t b) const {
         if (a >= size() || b >= size()) {
@@ -452,7 +504,7 @@ private:
     void transfer(uint32_t from, uint32_t to, uint32_t channel, uint32_t kind, uint32_t slot, uint64_t bytes,
                   Callback sent, bool samePass = false, uint64_t workBytes = UINT64_MAX) {
         NetworkApi& net = m_owner.m_network;
-        const bool nvls = m_choice.algo == Algo::Nvls;
+        const bool nvls = inNetwork();
         const TimeNs hopNs =
             nvls ? 0
                  : static_cast<TimeNs>(
@@ -578,9 +630,10 @@ private:
         s = Slot{};
         s.active = true;
         s.piece = pieceOf(c, k);
-        m_choice.algo == Algo::Tree   ? treeStart(pos, c, slot)
-        : m_choice.algo == Algo::Nvls ? nvlsStart(pos, c, slot, k)
-                                      : ringStart(pos, c, slot);
+        m_choice.algo == Algo::Tree            ? treeStart(pos, c, slot)
+        : m_choice.algo == Algo::Nvls          ? nvlsStart(pos, c, slot, k)
+        : m_choice.algo == Algo::CollNetDirect ? collNetStart(pos, c, slot, k)
+                                               : ringStart(pos, c, slot);
         return true;
     }
 
@@ -796,7 +849,7 @@ private:
         const uint64_t bytes = m_plans[c].bytes, perLoop = loopBytes();
         const uint64_t rest = bytes > uint64_t{loop} * perLoop ? bytes - uint64_t{loop} * perLoop : 0;
         const uint64_t inLoop = std::min(rest, perLoop);
-        return inLoop / size() + (head < inLoop % size() ? 1 : 0);
+        return inLoop / m_heads + (head < inLoop % m_heads ? 1 : 0);
     }
     // A loop's messages carry the head in the tag's slot; FIFO matching per tag keeps loops in order.
     void nvlsStart(uint32_t pos, uint32_t c, uint32_t slot, uint32_t loop) {
@@ -828,7 +881,12 @@ private:
             }
         }
     }
-    uint32_t nvlsExpected() const { return (nvlsReduces() ? 1 : 0) + (nvlsMulticasts() ? size() : 0); }
+    uint32_t nvlsExpected() const {
+        if (m_choice.algo == Algo::CollNetDirect) {
+            return 2 * (m_heads - 1) + 1;  // the local shares, the total, the other heads' totals
+        }
+        return (nvlsReduces() ? 1 : 0) + (nvlsMulticasts() ? size() : 0);
+    }
     void nvlsReducedHere(uint64_t a) {
         const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
         Slot& s = m_members[pos].channels[c].slots[slot];
@@ -859,37 +917,121 @@ private:
     struct EngineHead {
         uint32_t reduceLoop = 0, reduceGot = 0, storeLoop = 0;
     };
-    EngineHead& engineHead(uint32_t c, uint32_t h) { return m_engineHeads[std::size_t{c} * size() + h]; }
+    EngineHead& engineHead(uint32_t c, uint32_t h) { return m_engineHeads[std::size_t{c} * m_heads + h]; }
     void engineStart() {
-        m_engineHeads.assign(std::size_t{m_choice.nChannels} * size(), EngineHead{});
+        m_engineHeads.assign(std::size_t{m_choice.nChannels} * m_heads, EngineHead{});
         for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
-            for (uint32_t h = 0; h < size(); ++h) {
+            for (uint32_t h = 0; h < m_heads; ++h) {
                 nvlsReducePost(c, h);
-                nvlsStorePost(c, h);
+                if (m_choice.algo == Algo::Nvls) {
+                    nvlsStorePost(c, h);
+                }
             }
         }
     }
+    // The positions whose shares for head h the engine sums: NVLS every member; CollNet every server's head
+    // h.
+    uint32_t contributors() const {
+        return m_choice.algo == Algo::Nvls ? size() : static_cast<uint32_t>(m_servers.size());
+    }
+    uint32_t contributor(uint32_t h, uint32_t i) const {
+        return m_choice.algo == Algo::Nvls ? i : m_servers[i][h];
+    }
+    // Head h's engine as a position (after the members).
+    uint32_t enginePos(uint32_t h) const { return m_choice.algo == Algo::Nvls ? size() : size() + h; }
     void nvlsReducePost(uint32_t c, uint32_t h) {
         const EngineHead& e = engineHead(c, h);
         if (!nvlsReduces() || e.reduceLoop >= nvlsLoops(c)) {
             return;
         }
-        for (uint32_t g = 0; g < size(); ++g) {
-            expect(g, size(), c, kNvlsUp, h, nvlsShare(c, e.reduceLoop, h),
+        const uint32_t kind = m_choice.algo == Algo::Nvls ? kNvlsUp : kCnUp;
+        for (uint32_t i = 0; i < contributors(); ++i) {
+            expect(contributor(h, i), enginePos(h), c, kind, h, nvlsShare(c, e.reduceLoop, h),
                    makeCallback<&Op::engineShareIn>(this, pack(h, c, 0)));
         }
     }
     void engineShareIn(uint64_t a) {
         const uint32_t h = posOf(a), c = channelOf(a);
         EngineHead& e = engineHead(c, h);
-        if (++e.reduceGot < size()) {
+        if (++e.reduceGot < contributors()) {
             return;
         }
         ++m_owner.m_engine.reductions;
-        transfer(size(), h, c, kNvlsReduced, h, nvlsShare(c, e.reduceLoop, h), Callback{});
+        const uint64_t share = nvlsShare(c, e.reduceLoop, h);
+        if (m_choice.algo == Algo::Nvls) {
+            transfer(size(), h, c, kNvlsReduced, h, share, Callback{});
+        } else {
+            // SHARP returns the total to every contributor.
+            for (uint32_t i = 0; i < contributors(); ++i) {
+                transfer(enginePos(h), contributor(h, i), c, kCnDown, h, share, Callback{});
+            }
+        }
         e.reduceGot = 0;
         ++e.reduceLoop;
         nvlsReducePost(c, h);
+    }
+
+    // --- CollNet Direct (all-reduce; servers whose GPUs' NICs meet on reducing switches)
+    // --------------------------------------------------------------------------------------------
+    // Per channel and loop every GPU holds a share per local head (a GPU per NIC): it sends each other head
+    // its share over NVLink; head h sums the server's shares, sends the partial sum into the reducing
+    // switch its NIC is cabled to, gets the total of every server back and copies it to the other local GPUs.
+    void collNetStart(uint32_t pos, uint32_t c, uint32_t slot, uint32_t loop) {
+        const uint32_t ppn = m_heads, i = m_localOf[pos];
+        const std::vector<uint32_t>& local = m_servers[m_serverOf[pos]];
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        s.step = loop;
+        s.sendsLeft = 2 * (ppn - 1) + 1;
+        s.received = 0;
+        s.piece = 0;  // local shares summed so far, as head i
+        const Callback sent = makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot));
+        const uint64_t own = nvlsShare(c, loop, i);
+        expect(enginePos(i), pos, c, kCnDown, i, own,
+               makeCallback<&Op::collNetTotal>(this, pack(pos, c, slot)));
+        for (uint32_t j = 0; j < ppn; ++j) {
+            if (j != i) {
+                expect(local[j], pos, c, kCnScatter, i, own,
+                       makeCallback<&Op::collNetShareIn>(this, pack(pos, c, slot)));
+                expect(local[j], pos, c, kCnBcast, j, nvlsShare(c, loop, j),
+                       makeCallback<&Op::nvlsGot>(this, pack(pos, c, slot)));
+            }
+        }
+        // The SM handles the whole loop: its own share with the first send.
+        bool first = true;
+        for (uint32_t d = 1; d < ppn; ++d) {
+            const uint32_t j = (i + d) % ppn;
+            const uint64_t share = nvlsShare(c, loop, j);
+            transfer(pos, local[j], c, kCnScatter, j, share, sent, false, share + (first ? own : 0));
+            first = false;
+        }
+        if (ppn == 1) {
+            collNetSummed(pos, c, slot);
+        }
+    }
+    void collNetShareIn(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        ++s.received;
+        if (++s.piece == m_heads - 1) {
+            collNetSummed(pos, c, slot);
+        }
+        nvlsMaybeDone(pos, c, slot);
+    }
+    void collNetSummed(uint32_t pos, uint32_t c, uint32_t slot) {
+        const uint32_t i = m_localOf[pos];
+        transfer(pos, enginePos(i), c, kCnUp, i, nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
+                 makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+    }
+    void collNetTotal(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        const uint32_t i = m_localOf[pos];
+        const std::vector<uint32_t>& local = m_servers[m_serverOf[pos]];
+        for (uint32_t d = 1; d < m_heads; ++d) {
+            transfer(pos, local[(i + d) % m_heads], c, kCnBcast, i, nvlsShare(c, s.step, i),
+                     makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+        }
+        nvlsGot(a);
     }
     void nvlsStorePost(uint32_t c, uint32_t h) {
         const EngineHead& e = engineHead(c, h);
@@ -1024,7 +1166,12 @@ private:
     uint64_t m_peerBytes = 0;
     uint32_t m_peerChannels = 1;
     uint32_t m_depth = kPipelineDepth;  // chunks in flight per member and channel
-    Rank m_engine = 0;                  // NVLS: the endpoint of the server's reduction engine
+                                        // In-network reduction: the engines' endpoints (NVLS: the server's;
+                                        // CollNet: per head), the heads per
+    // server, and per member its server and local index (CollNet).
+    std::vector<Rank> m_engines;
+    uint32_t m_heads = 1;
+    std::vector<uint32_t> m_serverOf, m_localOf;
     std::vector<EngineHead> m_engineHeads;
     struct Forward {
         uint32_t proxy, to, origin, channel;

@@ -47,11 +47,25 @@ NcclTopology::NcclTopology(const TopologySpec& spec, const GpuPlatform& platform
         }
     }
     // Reduction engines (NVLink SHARP) of the servers' scale-up switches.
+    // SHARP-class engines: the one in the switch each rank's NIC is cabled to.
     m_engineOfServer.assign(m_serverRanks.size(), -1);
+    m_netEngine.assign(ranks, -1);
     for (std::size_t e = 0; e < spec.engines.size(); ++e) {
-        const auto it = serverIndex.find(spec.vertices[spec.engines[e].host].server);
-        if (it != serverIndex.end()) {
-            m_engineOfServer[it->second] = static_cast<int>(e);
+        const uint32_t sw = spec.engines[e].switchVertex;
+        if (spec.tierName(sw) == "scale-up") {
+            const auto it = serverIndex.find(spec.vertices[spec.engines[e].host].server);
+            if (it != serverIndex.end()) {
+                m_engineOfServer[it->second] = static_cast<int>(e);
+            }
+            continue;
+        }
+        for (Rank r = 0; r < ranks; ++r) {
+            const uint32_t host = spec.hostOfRank(r);
+            for (uint32_t p = 0; p < spec.numPorts(host); ++p) {
+                if (spec.portPeer(host, p) == sw) {
+                    m_netEngine[r] = static_cast<int>(e);
+                }
+            }
         }
     }
     for (Rank r = 0; r < ranks; ++r) {
@@ -79,6 +93,14 @@ CommShape NcclTopology::shapeOf(const std::vector<Rank>& members) const {
         nvlink = std::min(nvlink, m_nvlinkGBps[r]);
         nic = std::min(nic, m_nicGBps[r] > 0 ? m_nicGBps[r] : 1e30);
     }
+    // CollNet: every member's NIC on a reducing switch, and the GPUs of one local index (NCCL's heads, one
+    // per NIC) of every server on the same one.
+    std::map<uint32_t, int> engineOfLocal;
+    s.switchesReduce = !members.empty();
+    for (Rank r : members) {
+        const auto [it, added] = engineOfLocal.emplace(m_local[r], m_netEngine[r]);
+        s.switchesReduce = s.switchesReduce && m_netEngine[r] >= 0 && it->second == m_netEngine[r];
+    }
     std::sort(servers.begin(), servers.end());
     s.nNodes = static_cast<uint32_t>(std::unique(servers.begin(), servers.end()) - servers.begin());
     s.arch = m_platform.arch;
@@ -89,6 +111,10 @@ CommShape NcclTopology::shapeOf(const std::vector<Rank>& members) const {
     s.nicGBps = nic >= 1e30 ? 0 : nic;
     s.nicsPerNode = s.nNodes > 0 ? std::max(1u, s.nRanks / s.nNodes) : 1;
     return s;
+}
+
+int NcclTopology::netEngineOf(Rank r) const {
+    return m_netEngine[r];
 }
 
 Rank NcclTopology::localPeer(Rank r, uint32_t local) const {

@@ -37,6 +37,8 @@ public:
     Rank localPeer(Rank r, uint32_t local) const;
     // The reduction engine (index into TopologySpec::engines) of a server's scale-up switch; -1: none.
     int engineOf(uint32_t server) const { return m_engineOfServer[server]; }
+    // The reduction engine of the scale-out switch a rank's NIC is cabled to (SHARP-class); -1: none.
+    int netEngineOf(Rank r) const;
 
 private:
     const GpuPlatform m_platform;
@@ -44,6 +46,7 @@ private:
     std::vector<std::vector<Rank>> m_serverRanks;  // per server, by local index
     std::vector<double> m_nvlinkGBps, m_nicGBps;   // per rank
     std::vector<int> m_engineOfServer;
+    std::vector<int> m_netEngine;  // per rank
     bool m_nvswitch = false;
 };
 
