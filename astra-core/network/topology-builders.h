@@ -54,10 +54,10 @@ TopologySpec buildRailOptimised(uint32_t servers, uint32_t nicsPerServer, uint32
 // links' rates so that the GPU links, not the engine, bound what the switch reduces and multicasts.
 void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& link, bool reduces = false);
 
-// Gives each of `switches` (vertex indices) a reduction engine (TopologySpec::engines): a host vertex after the
-// existing hosts (switch indices move up), cabled to its switch at the sum of the switch's port rates with no
-// delay, reached from the hosts the switch serves through it. In-network reduction (NVLS in a scale-up switch,
-// SHARP-class in a scale-out one) sends contributions to the engine and results from it.
+// Gives each of `switches` (vertex indices) a reduction engine (TopologySpec::engines): a host vertex after
+// the existing hosts (switch indices move up), cabled to its switch at the sum of the switch's port rates
+// with no delay, reached from the hosts the switch serves through it. In-network reduction (NVLS in a
+// scale-up switch, SHARP-class in a scale-out one) sends contributions to the engine and results from it.
 void addReductionEngines(TopologySpec& spec, const std::vector<uint32_t>& switches);
 
 // ASTRA-sim's multi-dimensional network at packet level: NPU i has one port per link it needs (Ring: two, or
