@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "util/process-usage.h"
 #include "network/topology.h"
 #include "system/simulation.h"
+#include "util/process-usage.h"
 #include "workload/microbenchmarks.h"
 #include "workload/trace-set.h"
 

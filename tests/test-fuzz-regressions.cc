@@ -15,9 +15,12 @@ namespace {
 
 TEST(FuzzRegressions, EveryFoundInputIsHandled) {
     const std::map<std::string, std::function<void(const uint8_t*, std::size_t)>> harnesses = {
-        {"fuzz-trace-record", fuzz::traceRecord},   {"fuzz-hpcc-config", fuzz::hpccConfig},
-        {"fuzz-topology", fuzz::topology},          {"fuzz-flow-file", fuzz::flowFile},
-        {"fuzz-system-config", fuzz::systemConfig}, {"fuzz-small-inputs", fuzz::smallInputs},
+        {"fuzz-trace-record", fuzz::traceRecord},
+        {"fuzz-hpcc-config", fuzz::hpccConfig},
+        {"fuzz-topology", fuzz::topology},
+        {"fuzz-flow-file", fuzz::flowFile},
+        {"fuzz-system-config", fuzz::systemConfig},
+        {"fuzz-small-inputs", fuzz::smallInputs},
         {"fuzz-network-description", fuzz::networkDescription}};
     const std::filesystem::path root = std::filesystem::path(MLNET_SOURCE_DIR) / "tests/fuzz/regressions";
     std::size_t replayed = 0;

@@ -533,7 +533,7 @@ TEST(NcclCollNet, EachNicCarriesItsShareOnceEachWayAndTheUplinksNothing) {
     const auto& in = r.outcome.inNetworkReduction;
     EXPECT_EQ(in.bytesIn, servers * bytes);
     EXPECT_EQ(in.bytesOut, servers * bytes);
-        // One sum per channel, head and loop: 16 channels; NCCL's clamps halve the 512 KiB chunk to 128 KiB
+    // One sum per channel, head and loop: 16 channels; NCCL's clamps halve the 512 KiB chunk to 128 KiB
     // (fewer than 2 x 64 chunks per channel and head), then to 32 KiB (fewer than 2 x 8): 16 loops per
     // channel of 8 x 32 KiB.
     EXPECT_EQ(in.reductions, 16u * ppn * 16);

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "util/diagnostics.h"
 #include "trace-options.h"
 #include "trace-types.h"
+#include "util/diagnostics.h"
 
 namespace ChakraProtoMsg {
 class Node;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "util/diagnostics.h"
 #include "trace-options.h"
 #include "trace-types.h"
+#include "util/diagnostics.h"
 
 namespace mlnet {
 

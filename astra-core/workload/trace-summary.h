@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "util/diagnostics.h"
 #include "trace-set.h"
+#include "util/diagnostics.h"
 
 namespace mlnet {
 
