@@ -719,6 +719,39 @@ TEST_F(MlnetNs3, NvlsReducesInTheScaleUpSwitchAtPacketLevelUnderEveryCc) {
     }
 }
 
+// NVLS-Tree at packet level: two servers whose NVSwitches reduce, the heads' sums over the rails.
+TEST_F(MlnetNs3, NvlsTreeRunsAtPacketLevelUnderEveryCc) {
+    const std::string net = write("nvls-tree.json", R"({"topology": {"builder": "rail-optimised",
+        "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns", "nvls": true}}})");
+    const std::string bin = MLNET_BIN_DIR;
+    const uint64_t bytes = 8 << 20;
+    const std::string prefix = m_dir + "/nvls-tree-all-reduce";
+    ASSERT_EQ(std::system((bin + "/mlnet-tracegen --pattern all-reduce --npus 16 --size " +
+                           std::to_string(bytes) + " --output " + prefix + " > /dev/null")
+                              .c_str()),
+              0);
+    const std::string system =
+        write("nccl-nvls-tree.json", R"({"scheduling-policy": "FIFO", "endpoint-delay": 0,
+        "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+        "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+        "all-to-all-implementation": ["direct"], "collective-library": "nccl", "nccl-gpu": "h100",
+        "NCCL_ALGO": "NVLSTree"})");
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+        SCOPED_TRACE(cc);
+        const ToolRun r = ns3(prefix, net, std::string("--compare-analytical --cc=") + cc, system);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.summary["network"]["drops"], 0);
+        EXPECT_EQ(r.summary["collectives"][0]["nccl"].get<std::string>().rfind("NVLSTree/Simple", 0), 0u)
+            << r.summary["collectives"][0];
+        EXPECT_EQ(r.summary["in_network_reduction"]["bytes_in"].get<uint64_t>(), 2 * 9 * bytes);
+        const double packetNs = r.summary["iteration_time_ns"].get<double>();
+        const double analyticalNs = r.summary["analytical"]["iteration_time_ns"].get<double>();
+        // Measured: the packet model 4-6 % faster at mid sizes (as for CollNet), the same at 128 MiB.
+        EXPECT_NEAR(packetNs, analyticalNs, 0.10 * analyticalNs);
+    }
+}
+
 // CollNet Direct at packet level: each server's heads send their sums into their rail switch's reduction
 // engine (SHARP-class) and get the total back, RoCE flows under every CC with no drops; the engines' bytes
 // are the closed form and the time agrees with the analytical model within 10 %.

@@ -480,6 +480,48 @@ TEST(NcclNvls, NoReducingSwitchNoNvls) {
     EXPECT_EQ(r.engineLinkBytes, 0u);
 }
 
+// NVLS-Tree: NVLS inside each server and, between the load-reduce and the multicast, every head h's sum up
+// and the total down a double binary tree over the servers' heads h, on rail h: each GPU's NVLink carries
+// (1 + 1/8) x the buffer each way as in NVLS, the NICs together 2 (servers - 1) buffers each way (every tree
+// edge the share up and down), the rails' uplinks nothing; each server's engine takes in and gives out
+// (8 + 1) buffers.
+TEST(NcclNvlsTree, NvlsInsideEachServerAndATreeOfHeadsBetweenThem) {
+    const uint32_t ppn = 8;
+    const uint64_t bytes = 64 * kMiB;
+    for (uint32_t servers : {2u, 4u}) {
+        const nlohmann::json doc =
+            nlohmann::json::parse(std::string(R"({"topology": {"builder": "rail-optimised", "servers": )") +
+                                  std::to_string(servers) +
+                                  R"(, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+            "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns", "nvls": true}}})");
+        Diagnostics diag;
+        const auto spec = topologyFromJson(doc, "nvls-tree.json", doc.dump(), diag);
+        ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+        const NvlsRun r = runOn(spec, CollectiveType::AllReduce, bytes, {{"NCCL_ALGO", "NVLSTree"}});
+        EXPECT_EQ(r.choice.rfind("NVLSTree/Simple", 0), 0u) << r.choice;
+        for (uint32_t rank = 0; rank < servers * ppn; ++rank) {
+            EXPECT_EQ(r.upBytes[rank], bytes + bytes / ppn) << rank;
+            EXPECT_EQ(r.downBytes[rank], bytes + bytes / ppn) << rank;
+        }
+        uint64_t nicUp = 0, nicDown = 0, uplinks = 0;
+        for (uint32_t c = 0; c < spec->cables.size(); ++c) {
+            const SpecCable& cable = spec->cables[c];
+            if (spec->tierName(cable.a) == "host" && spec->tierName(cable.b) == "rail") {
+                nicUp += r.links[2 * c];
+                nicDown += r.links[2 * c + 1];
+            }
+            if (spec->tierName(cable.a) == "rail" && spec->tierName(cable.b) == "spine") {
+                uplinks += r.links[2 * c] + r.links[2 * c + 1];
+            }
+        }
+        EXPECT_EQ(nicUp, 2 * (servers - 1) * bytes) << servers;
+        EXPECT_EQ(nicDown, 2 * (servers - 1) * bytes) << servers;
+        EXPECT_EQ(uplinks, 0u) << servers;
+        EXPECT_EQ(r.outcome.inNetworkReduction.bytesIn, servers * (ppn + 1) * bytes) << servers;
+        EXPECT_EQ(r.outcome.inNetworkReduction.bytesOut, servers * (ppn + 1) * bytes) << servers;
+    }
+}
+
 // --- CollNet Direct: servers of 8 H100 whose rail switches reduce (SHARP-class) ---------------------------
 
 std::shared_ptr<const TopologySpec> sharpCluster(uint32_t servers, const char* sharp) {

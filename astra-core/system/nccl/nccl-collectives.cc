@@ -84,6 +84,20 @@ uint64_t collNetDirectChunkBytes(uint64_t bytes, uint32_t channels, uint32_t hea
     return chunk;
 }
 
+// NVLS-Tree's chunk (enqueue.cc, NCCL 2.23): NCCL_NVLS_CHUNKSIZE, at most 64 KiB from 4 servers
+// (NCCL_NVLSTREE_MAX_CHUNKSIZE's default), smaller while few chunks would be in flight.
+uint64_t nvlsTreeChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads, uint32_t servers) {
+    const uint64_t ops = uint64_t{channels} * heads;
+    uint64_t chunk = servers >= 4 ? 65536 : kNvlsMaxChunkBytes;
+    for (const auto& [factor, smaller] :
+         {std::pair<uint64_t, uint64_t>{16, 131072}, {4, 65536}, {1, 32768}}) {
+        if (bytes < factor * ops * chunk && chunk > smaller) {
+            chunk = smaller;
+        }
+    }
+    return chunk;
+}
+
 uint64_t nvlsChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads) {
     const uint64_t ops = uint64_t{channels} * heads;
     uint64_t chunk = kNvlsMaxChunkBytes;
@@ -218,10 +232,10 @@ public:
         const Channels ch = computeChannels(m_shape, owner.m_config.env);
         NcclEnv env = owner.m_config.env;
         // The algorithms this engine moves data for: NVLS inside one server whose scale-up switch reduces
-        // (the network's reduction engine) and CollNet Direct all-reduce over reducing scale-out switches
-        // (servers of one size, a NIC per GPU); not yet NVLS between servers (NVLSTree, or NVLS over
-        // CollNet), CollNet Chain, CollNet's all-gather and reduce-scatter, or PAT.
-        for (Algo a : {Algo::CollNetChain, Algo::NvlsTree, Algo::Pat}) {
+        // (the network's reduction engine), NVLS-Tree all-reduce across such servers, and CollNet Direct
+        // all-reduce over reducing scale-out switches (servers of one size, a NIC per GPU); not yet NVLS over
+        // CollNet, CollNet Chain, CollNet's all-gather and reduce-scatter, or PAT.
+        for (Algo a : {Algo::CollNetChain, Algo::Pat}) {
             env.algoAllowed[static_cast<int>(a)] = false;
         }
         const int engine = m_servers.size() == 1 ? topo.engineOf(topo.serverOf(members[0])) : -1;
@@ -233,6 +247,9 @@ public:
         });
         if (!m_shape.switchesReduce || !evenServers || m_func != Func::AllReduce) {
             env.algoAllowed[static_cast<int>(Algo::CollNetDirect)] = false;
+        }
+        if (!m_shape.nvlsSwitch || !evenServers || m_func != Func::AllReduce) {
+            env.algoAllowed[static_cast<int>(Algo::NvlsTree)] = false;
         }
         m_choice = chooseAlgorithm(m_func, m_bytes, m_shape, ch, env);
         if (!m_choice.valid()) {
@@ -263,23 +280,30 @@ public:
             // one in the switch every server's GPU h is cabled to.
             const uint32_t base = owner.m_network.numRanks();
             m_heads = static_cast<uint32_t>(m_servers[0].size());
+            m_serverOf.assign(n, 0);
+            m_localOf.assign(n, 0);
+            for (uint32_t k = 0; k < m_servers.size(); ++k) {
+                for (uint32_t i = 0; i < m_servers[k].size(); ++i) {
+                    m_serverOf[m_servers[k][i]] = k;
+                    m_localOf[m_servers[k][i]] = i;
+                }
+            }
             if (m_choice.algo == Algo::Nvls) {
                 m_engines = {base + static_cast<uint32_t>(engine)};
                 m_chunk = nvlsChunkBytes(m_bytes, m_choice.nChannels, m_heads);
+            } else if (m_choice.algo == Algo::NvlsTree) {
+                for (const std::vector<uint32_t>& server : m_servers) {
+                    m_engines.push_back(
+                        base + static_cast<uint32_t>(topo.engineOf(topo.serverOf(members[server[0]]))));
+                }
+                m_chunk = nvlsTreeChunkBytes(m_bytes, m_choice.nChannels, m_heads,
+                                             static_cast<uint32_t>(m_servers.size()));
             } else {
                 for (uint32_t h = 0; h < m_heads; ++h) {
                     m_engines.push_back(base +
                                         static_cast<uint32_t>(topo.netEngineOf(members[m_servers[0][h]])));
                 }
                 m_chunk = collNetDirectChunkBytes(m_bytes, m_choice.nChannels, m_heads);
-                m_serverOf.assign(n, 0);
-                m_localOf.assign(n, 0);
-                for (uint32_t k = 0; k < m_servers.size(); ++k) {
-                    for (uint32_t i = 0; i < m_servers[k].size(); ++i) {
-                        m_serverOf[m_servers[k][i]] = k;
-                        m_localOf[m_servers[k][i]] = i;
-                    }
-                }
             }
             m_depth = kNvlsDepth;
             // Not a ring's bus bandwidth: each channel's SM handles its share of the operation's bytes at the
@@ -481,7 +505,10 @@ private:
 
     // A member's rank, or (position size()) the switch's reduction engine.
     Rank endpoint(uint32_t pos) const { return pos < size() ? m_ranks[pos] : m_engines[pos - size()]; }
-    bool inNetwork() const { return m_choice.algo == Algo::Nvls || m_choice.algo == Algo::CollNetDirect; }
+    bool inNetwork() const {
+        return m_choice.algo == Algo::Nvls || m_choice.algo == Algo::NvlsTree ||
+               m_choice.algo == Algo::CollNetDirect;
+    }
 
     Hop hopBetween(uint32_t a, uint32_t b) const {
         if (a >= size() || b >= size()) {
@@ -630,10 +657,10 @@ private:
         s = Slot{};
         s.active = true;
         s.piece = pieceOf(c, k);
-        m_choice.algo == Algo::Tree            ? treeStart(pos, c, slot)
-        : m_choice.algo == Algo::Nvls          ? nvlsStart(pos, c, slot, k)
-        : m_choice.algo == Algo::CollNetDirect ? collNetStart(pos, c, slot, k)
-                                               : ringStart(pos, c, slot);
+        m_choice.algo == Algo::Tree                                      ? treeStart(pos, c, slot)
+        : m_choice.algo == Algo::Nvls || m_choice.algo == Algo::NvlsTree ? nvlsStart(pos, c, slot, k)
+        : m_choice.algo == Algo::CollNetDirect                           ? collNetStart(pos, c, slot, k)
+                                                                         : ringStart(pos, c, slot);
         return true;
     }
 
@@ -833,17 +860,28 @@ private:
         }
     }
 
-    // --- NVLS (one server whose NVSwitch reduces and multicasts)
+    // --- In-network reduction: NVLS, NVLS-Tree, CollNet Direct
     // --------------------------------------------------------------------------------------------
-    // Every loop of a channel gives each member (a head) a share of the channel's part of the buffer. Reduce
-    // (all-reduce, reduce-scatter): every member sends each head its share into the switch, which sends the
-    // head the sum once all are in (NVLS's multimem load-reduce). Multicast (all-reduce, all-gather): each
-    // head stores its share into the switch, which copies it to every member (the multimem store). Per member
-    // and loop, the wires carry: all-reduce n shares up and one down, then one up and n down; the engine
-    // processes each (channel, head) in loop order, as the switch's multicast objects do.
+    // Every loop of a channel gives each head (a server's GPU; with NICs, one per NIC) a share of the
+    // channel's part of the buffer; the switches' reduction engines sum and copy:
+    //   - NVLS (one server): every GPU sends each head its share into the scale-up switch, whose engine
+    //     sends the head the sum once all are in (NVLS's multimem load-reduce); the head stores it once and
+    //     the engine copies it to every GPU (the multimem store). Reduce-scatter is the first half,
+    //     all-gather the second. Per GPU link and direction: all-reduce (1 + 1/n) x the buffer.
+    //   - NVLS-Tree (servers whose scale-up switches reduce): the same inside every server, and between the
+    //     load-reduce and the store, head h's sums go up and the total down a double binary tree over the
+    //     servers' heads h (even channels tree 0, odd tree 1), over the NICs.
+    //   - CollNet Direct (all-reduce over reducing scale-out switches): each GPU sends the other local heads
+    //     their shares over NVLink; head h sums its server's, sends the sum into the reducing switch its NIC
+    //     is cabled to, gets the total of every server back and copies it to the other local GPUs.
+    // An engine serves a group (NVLS: the server; NVLS-Tree: each server; CollNet: each head's rail) and
+    // handles each (channel, group, head) in loop order, as the switches' multicast objects do; FIFO matching
+    // per tag (the head in the slot) keeps the loops of one way in order.
 
     bool nvlsReduces() const { return m_func == Func::AllReduce || m_func == Func::ReduceScatter; }
     bool nvlsMulticasts() const { return m_func == Func::AllReduce || m_func == Func::AllGather; }
+    bool collNet() const { return m_choice.algo == Algo::CollNetDirect; }
+    bool nvlsTree() const { return m_choice.algo == Algo::NvlsTree; }
     uint32_t nvlsLoops(uint32_t c) const { return static_cast<uint32_t>(chunksOf(m_plans[c].bytes)); }
     uint64_t nvlsShare(uint32_t c, uint32_t loop, uint32_t head) const {
         const uint64_t bytes = m_plans[c].bytes, perLoop = loopBytes();
@@ -851,50 +889,134 @@ private:
         const uint64_t inLoop = std::min(rest, perLoop);
         return inLoop / m_heads + (head < inLoop % m_heads ? 1 : 0);
     }
-    // A loop's messages carry the head in the tag's slot; FIFO matching per tag keeps loops in order.
+    // Engine groups: CollNet's is the head's rail (one group, an engine per head), the others' the server.
+    uint32_t groups() const { return collNet() ? 1 : static_cast<uint32_t>(m_servers.size()); }
+    uint32_t groupOf(uint32_t pos) const { return collNet() ? 0 : m_serverOf[pos]; }
+    uint32_t enginePos(uint32_t group, uint32_t h) const { return size() + (collNet() ? h : group); }
+    // The members whose shares for head h group g's engine sums (and, NVLS, to which it copies).
+    uint32_t contributors(uint32_t g) const {
+        return collNet() ? static_cast<uint32_t>(m_servers.size())
+                         : static_cast<uint32_t>(m_servers[g].size());
+    }
+    uint32_t contributor(uint32_t g, uint32_t h, uint32_t i) const {
+        return collNet() ? m_servers[i][h] : m_servers[g][i];
+    }
+    uint32_t headOf(uint32_t g, uint32_t h) const { return m_servers[g][h]; }
+    // NVLS-Tree: head positions of server k's tree neighbours for channel c.
+    TreeLinks serverTree(uint32_t k, uint32_t c) const {
+        return dtree(static_cast<int>(k), static_cast<int>(m_servers.size()), static_cast<int>(c % 2));
+    }
+    uint32_t treeChildren(const TreeLinks& t) const {
+        return (t.child0 >= 0 ? 1 : 0) + (t.child1 >= 0 ? 1 : 0);
+    }
+
     void nvlsStart(uint32_t pos, uint32_t c, uint32_t slot, uint32_t loop) {
-        const uint32_t n = size();
+        const uint32_t g = groupOf(pos), i = m_localOf[pos], ppn = m_heads;
+        const uint32_t engine = enginePos(g, 0);
         Slot& s = m_members[pos].channels[c].slots[slot];
         s.step = loop;
-        s.sendsLeft = (nvlsReduces() ? n : 0) + (nvlsMulticasts() ? 1 : 0);
         s.received = 0;
+        s.piece = 0;  // NVLS-Tree: the local sum and the children's sums in so far
+        s.sendsLeft = (nvlsReduces() ? ppn : 0) + (nvlsMulticasts() ? 1 : 0);
         const Callback sent = makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot));
         uint64_t loopBytes = 0;
-        for (uint32_t h = 0; h < n; ++h) {
+        for (uint32_t h = 0; h < ppn; ++h) {
             loopBytes += nvlsShare(c, loop, h);
         }
+        const uint64_t own = nvlsShare(c, loop, i);
+        if (nvlsTree()) {
+            const TreeLinks t = serverTree(g, c);
+            s.sendsLeft += (t.parent >= 0 ? 1 : 0) + treeChildren(t);
+            for (int child : {t.child0, t.child1}) {
+                if (child >= 0) {
+                    expect(headOf(static_cast<uint32_t>(child), i), pos, c, kTreeUp, i, own,
+                           makeCallback<&Op::nvlsTreeSumIn>(this, pack(pos, c, slot)));
+                }
+            }
+            if (t.parent >= 0) {
+                expect(headOf(static_cast<uint32_t>(t.parent), i), pos, c, kTreeDown, i, own,
+                       makeCallback<&Op::nvlsTreeTotalIn>(this, pack(pos, c, slot)));
+            }
+        }
         if (nvlsReduces()) {
-            expect(n, pos, c, kNvlsReduced, pos, nvlsShare(c, loop, pos),
+            expect(engine, pos, c, kNvlsReduced, i, own,
                    makeCallback<&Op::nvlsReducedHere>(this, pack(pos, c, slot)));
-            for (uint32_t i = 0; i < n; ++i) {
-                const uint32_t h = (pos + i) % n;  // its own head first, then the others in turn
-                transfer(pos, n, c, kNvlsUp, h, nvlsShare(c, loop, h), sent);
+            for (uint32_t d = 0; d < ppn; ++d) {
+                const uint32_t h = (i + d) % ppn;  // its own head first, then the others in turn
+                transfer(pos, engine, c, kNvlsUp, h, nvlsShare(c, loop, h), sent);
             }
         } else {
             // All-gather: the member's own share goes straight to the multicast; its SM gathers the loop.
-            transfer(pos, n, c, kNvlsStore, pos, nvlsShare(c, loop, pos), sent, false, loopBytes);
+            transfer(pos, engine, c, kNvlsStore, i, own, sent, false, loopBytes);
         }
         if (nvlsMulticasts()) {
-            for (uint32_t h = 0; h < n; ++h) {
-                expect(n, pos, c, kNvlsMulticast, h, nvlsShare(c, loop, h),
+            for (uint32_t h = 0; h < ppn; ++h) {
+                expect(engine, pos, c, kNvlsMulticast, h, nvlsShare(c, loop, h),
                        makeCallback<&Op::nvlsGot>(this, pack(pos, c, slot)));
             }
         }
     }
-    uint32_t nvlsExpected() const {
-        if (m_choice.algo == Algo::CollNetDirect) {
+    uint32_t nvlsExpected(uint32_t pos, uint32_t c) const {
+        if (collNet()) {
             return 2 * (m_heads - 1) + 1;  // the local shares, the total, the other heads' totals
         }
-        return (nvlsReduces() ? 1 : 0) + (nvlsMulticasts() ? size() : 0);
+        uint32_t tree = 0;
+        if (nvlsTree()) {
+            const TreeLinks t = serverTree(groupOf(pos), c);
+            tree = treeChildren(t) + (t.parent >= 0 ? 1 : 0);
+        }
+        return (nvlsReduces() ? 1 : 0) + (nvlsMulticasts() ? m_heads : 0) + tree;
     }
+    // Head i has its server's sum: store it (NVLS), or take it into the servers' tree (NVLS-Tree).
     void nvlsReducedHere(uint64_t a) {
+        if (nvlsTree()) {
+            nvlsTreeSumIn(a);
+            return;
+        }
         const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
-        Slot& s = m_members[pos].channels[c].slots[slot];
         if (nvlsMulticasts()) {
-            transfer(pos, size(), c, kNvlsStore, pos, nvlsShare(c, s.step, pos),
-                     makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+            nvlsStore(pos, c, slot);
         }
         nvlsGot(a);
+    }
+    void nvlsStore(uint32_t pos, uint32_t c, uint32_t slot) {
+        const uint32_t i = m_localOf[pos];
+        transfer(pos, enginePos(groupOf(pos), 0), c, kNvlsStore, i,
+                 nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
+                 makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+    }
+    // NVLS-Tree: the local sum or a child's; with all of them, up to the parent (or, at the root, down).
+    void nvlsTreeSumIn(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        const TreeLinks t = serverTree(groupOf(pos), c);
+        if (++s.piece == 1 + treeChildren(t)) {
+            const uint32_t i = m_localOf[pos];
+            if (t.parent >= 0) {
+                transfer(pos, headOf(static_cast<uint32_t>(t.parent), i), c, kTreeUp, i,
+                         nvlsShare(c, s.step, i), makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)),
+                         false, 0);
+            } else {
+                nvlsTreeTotal(pos, c, slot);
+            }
+        }
+        nvlsGot(a);
+    }
+    void nvlsTreeTotalIn(uint64_t a) {
+        nvlsTreeTotal(posOf(a), channelOf(a), slotOf(a));
+        nvlsGot(a);
+    }
+    void nvlsTreeTotal(uint32_t pos, uint32_t c, uint32_t slot) {
+        const uint32_t i = m_localOf[pos];
+        const uint64_t share = nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i);
+        const TreeLinks t = serverTree(groupOf(pos), c);
+        for (int child : {t.child0, t.child1}) {
+            if (child >= 0) {
+                transfer(pos, headOf(static_cast<uint32_t>(child), i), c, kTreeDown, i, share,
+                         makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+            }
+        }
+        nvlsStore(pos, c, slot);
     }
     void nvlsGot(uint64_t a) {
         const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
@@ -908,67 +1030,79 @@ private:
     }
     void nvlsMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
         Slot& s = m_members[pos].channels[c].slots[slot];
-        if (s.active && s.sendsLeft == 0 && s.received == nvlsExpected()) {
+        if (s.active && s.sendsLeft == 0 && s.received == nvlsExpected(pos, c)) {
             chunkDone(pos, c, slot);
         }
     }
 
-    // The engine's side: per (channel, head), the loop it is at and the shares of it in so far.
+    // The engines' side: per (channel, group, head), the loop each phase is at and the shares in so far.
     struct EngineHead {
         uint32_t reduceLoop = 0, reduceGot = 0, storeLoop = 0;
     };
-    EngineHead& engineHead(uint32_t c, uint32_t h) { return m_engineHeads[std::size_t{c} * m_heads + h]; }
+    EngineHead& engineHead(uint32_t c, uint32_t g, uint32_t h) {
+        return m_engineHeads[(std::size_t{c} * groups() + g) * m_heads + h];
+    }
     void engineStart() {
-        m_engineHeads.assign(std::size_t{m_choice.nChannels} * m_heads, EngineHead{});
+        m_engineHeads.assign(std::size_t{m_choice.nChannels} * groups() * m_heads, EngineHead{});
         for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
-            for (uint32_t h = 0; h < m_heads; ++h) {
-                nvlsReducePost(c, h);
-                if (m_choice.algo == Algo::Nvls) {
-                    nvlsStorePost(c, h);
+            for (uint32_t g = 0; g < groups(); ++g) {
+                for (uint32_t h = 0; h < m_heads; ++h) {
+                    engineReducePost(c, g, h);
+                    if (!collNet()) {
+                        engineStorePost(c, g, h);
+                    }
                 }
             }
         }
     }
-    // The positions whose shares for head h the engine sums: NVLS every member; CollNet every server's head
-    // h.
-    uint32_t contributors() const {
-        return m_choice.algo == Algo::Nvls ? size() : static_cast<uint32_t>(m_servers.size());
-    }
-    uint32_t contributor(uint32_t h, uint32_t i) const {
-        return m_choice.algo == Algo::Nvls ? i : m_servers[i][h];
-    }
-    // Head h's engine as a position (after the members).
-    uint32_t enginePos(uint32_t h) const { return m_choice.algo == Algo::Nvls ? size() : size() + h; }
-    void nvlsReducePost(uint32_t c, uint32_t h) {
-        const EngineHead& e = engineHead(c, h);
+    void engineReducePost(uint32_t c, uint32_t g, uint32_t h) {
+        const EngineHead& e = engineHead(c, g, h);
         if (!nvlsReduces() || e.reduceLoop >= nvlsLoops(c)) {
             return;
         }
-        const uint32_t kind = m_choice.algo == Algo::Nvls ? kNvlsUp : kCnUp;
-        for (uint32_t i = 0; i < contributors(); ++i) {
-            expect(contributor(h, i), enginePos(h), c, kind, h, nvlsShare(c, e.reduceLoop, h),
-                   makeCallback<&Op::engineShareIn>(this, pack(h, c, 0)));
+        for (uint32_t i = 0; i < contributors(g); ++i) {
+            expect(contributor(g, h, i), enginePos(g, h), c, collNet() ? kCnUp : kNvlsUp, h,
+                   nvlsShare(c, e.reduceLoop, h), makeCallback<&Op::engineShareIn>(this, pack(h, c, 0, g)));
         }
     }
     void engineShareIn(uint64_t a) {
-        const uint32_t h = posOf(a), c = channelOf(a);
-        EngineHead& e = engineHead(c, h);
-        if (++e.reduceGot < contributors()) {
+        const uint32_t h = posOf(a), c = channelOf(a), g = extraOf(a);
+        EngineHead& e = engineHead(c, g, h);
+        if (++e.reduceGot < contributors(g)) {
             return;
         }
         ++m_owner.m_engine.reductions;
         const uint64_t share = nvlsShare(c, e.reduceLoop, h);
-        if (m_choice.algo == Algo::Nvls) {
-            transfer(size(), h, c, kNvlsReduced, h, share, Callback{});
-        } else {
+        if (collNet()) {
             // SHARP returns the total to every contributor.
-            for (uint32_t i = 0; i < contributors(); ++i) {
-                transfer(enginePos(h), contributor(h, i), c, kCnDown, h, share, Callback{});
+            for (uint32_t i = 0; i < contributors(g); ++i) {
+                transfer(enginePos(g, h), contributor(g, h, i), c, kCnDown, h, share, Callback{});
             }
+        } else {
+            transfer(enginePos(g, h), headOf(g, h), c, kNvlsReduced, h, share, Callback{});
         }
         e.reduceGot = 0;
         ++e.reduceLoop;
-        nvlsReducePost(c, h);
+        engineReducePost(c, g, h);
+    }
+    void engineStorePost(uint32_t c, uint32_t g, uint32_t h) {
+        const EngineHead& e = engineHead(c, g, h);
+        if (!nvlsMulticasts() || e.storeLoop >= nvlsLoops(c)) {
+            return;
+        }
+        expect(headOf(g, h), enginePos(g, h), c, kNvlsStore, h, nvlsShare(c, e.storeLoop, h),
+               makeCallback<&Op::engineStoreIn>(this, pack(h, c, 0, g)));
+    }
+    void engineStoreIn(uint64_t a) {
+        const uint32_t h = posOf(a), c = channelOf(a), g = extraOf(a);
+        EngineHead& e = engineHead(c, g, h);
+        const uint64_t share = nvlsShare(c, e.storeLoop, h);
+        for (uint32_t d = 0; d < contributors(g); ++d) {
+            transfer(enginePos(g, h), contributor(g, h, (h + d) % contributors(g)), c, kNvlsMulticast, h,
+                     share, Callback{});
+        }
+        ++e.storeLoop;
+        engineStorePost(c, g, h);
     }
 
     // --- CollNet Direct (all-reduce; servers whose GPUs' NICs meet on reducing switches)
@@ -986,7 +1120,7 @@ private:
         s.piece = 0;  // local shares summed so far, as head i
         const Callback sent = makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot));
         const uint64_t own = nvlsShare(c, loop, i);
-        expect(enginePos(i), pos, c, kCnDown, i, own,
+        expect(enginePos(0, i), pos, c, kCnDown, i, own,
                makeCallback<&Op::collNetTotal>(this, pack(pos, c, slot)));
         for (uint32_t j = 0; j < ppn; ++j) {
             if (j != i) {
@@ -1019,7 +1153,8 @@ private:
     }
     void collNetSummed(uint32_t pos, uint32_t c, uint32_t slot) {
         const uint32_t i = m_localOf[pos];
-        transfer(pos, enginePos(i), c, kCnUp, i, nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
+        transfer(pos, enginePos(0, i), c, kCnUp, i,
+                 nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
                  makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
     }
     void collNetTotal(uint64_t a) {
@@ -1032,24 +1167,6 @@ private:
                      makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
         }
         nvlsGot(a);
-    }
-    void nvlsStorePost(uint32_t c, uint32_t h) {
-        const EngineHead& e = engineHead(c, h);
-        if (!nvlsMulticasts() || e.storeLoop >= nvlsLoops(c)) {
-            return;
-        }
-        expect(h, size(), c, kNvlsStore, h, nvlsShare(c, e.storeLoop, h),
-               makeCallback<&Op::engineStoreIn>(this, pack(h, c, 0)));
-    }
-    void engineStoreIn(uint64_t a) {
-        const uint32_t h = posOf(a), c = channelOf(a);
-        EngineHead& e = engineHead(c, h);
-        const uint64_t share = nvlsShare(c, e.storeLoop, h);
-        for (uint32_t i = 0; i < size(); ++i) {
-            transfer(size(), (h + i) % size(), c, kNvlsMulticast, h, share, Callback{});
-        }
-        ++e.storeLoop;
-        nvlsStorePost(c, h);
     }
 
     // --- all-to-all
