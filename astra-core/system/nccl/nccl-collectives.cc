@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "hardware/gpu-catalogue.h"
+#include "util/pools.h"
 
 namespace mlnet::nccl {
 
@@ -572,9 +573,9 @@ private:
             ++m_owner.m_messages;
             if (nvls && doneNs > net.now()) {
                 // NVLS's stores leave the GPU as its SM produces them (multimem instructions), not ahead.
-                m_deferred.push_back({endpoint(from), endpoint(to), tag, wire, sent});
-                net.schedule(doneNs - net.now(),
-                             makeCallback<&Op::deferredSend>(this, m_deferred.size() - 1));
+                const uint64_t id = m_deferred.acquire();
+                m_deferred[id] = Deferred{endpoint(from), endpoint(to), tag, wire, sent};
+                net.schedule(doneNs - net.now(), makeCallback<&Op::deferredSend>(this, id));
                 return;
             }
             net.send(endpoint(from), endpoint(to), tag, wire, 0, sent);
@@ -582,8 +583,8 @@ private:
         }
         // NCCL_IB_SPLIT_DATA_ON_QPS: one piece per QP, each its own RoCE flow (and ECMP path); the receive
         // counts bytes, so it completes with the last piece, and the send once every piece is acknowledged.
-        const std::size_t join = m_joins.size();
-        m_joins.push_back({ceilDiv(wire, piece), sent});
+        const uint64_t join = m_joins.acquire();
+        m_joins[join] = Join{ceilDiv(wire, piece), sent};
         for (uint64_t offset = 0; offset < wire; offset += piece) {
             ++m_owner.m_messages;
             net.send(m_ranks[from], m_ranks[to], tag, std::min(piece, wire - offset), 0,
@@ -600,13 +601,18 @@ private:
         Callback sent;
     };
     void deferredSend(uint64_t index) {
-        const Deferred& d = m_deferred[index];
+        const Deferred d = m_deferred[index];
+        m_deferred.release(index);
         m_owner.m_network.send(d.src, d.dst, d.tag, d.wire, 0, d.sent);
     }
     void pieceSent(uint64_t join) {
         Join& j = m_joins[join];
-        if (--j.remaining == 0 && j.sent) {
-            j.sent();
+        if (--j.remaining == 0) {
+            const Callback sent = j.sent;
+            m_joins.release(join);
+            if (sent) {
+                sent();
+            }
         }
     }
 
@@ -615,10 +621,11 @@ private:
                 Callback handler) {
         const uint64_t wire =
             std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
-        m_pending.push_back({Way{from, to, channel, kind, slot}, handler});
+        const uint64_t id = m_pending.acquire();
+        m_pending[id] = Pending{Way{from, to, channel, kind, slot}, handler};
         m_owner.m_network.recv(endpoint(from), endpoint(to),
                                ncclTag(m_group, m_sequence, channel, kind, slot), wire,
-                               makeCallback<&Op::arrived>(this, m_pending.size() - 1));
+                               makeCallback<&Op::arrived>(this, id));
     }
     struct Pending {
         Way way;
@@ -627,6 +634,7 @@ private:
     // The network delivered: wait, if need be, for the sender's GPU side.
     void arrived(uint64_t index) {
         const Pending p = m_pending[index];
+        m_pending.release(index);
         std::deque<TimeNs>& q = m_ready[p.way];
         const TimeNs readyAt = q.empty() ? 0 : q.front();
         if (!q.empty()) {
@@ -672,6 +680,36 @@ private:
             return;
         }
         while (startChunk(pos, c)) {
+        }
+    }
+
+    // A chunk's bookkeeping, whatever the algorithm: its sends acknowledged and its receipts in.
+    uint32_t receiptsExpected(uint32_t pos, uint32_t c) const {
+        switch (m_choice.algo) {
+            case Algo::Ring:
+                return ringSteps();
+            case Algo::Tree: {
+                const ChannelPlan& p = m_plans[c];
+                return static_cast<uint32_t>(p.children[pos].size()) + (p.tree[pos].parent >= 0 ? 1 : 0);
+            }
+            default:
+                return inNetworkReceipts(pos, c);
+        }
+    }
+    void slotSent(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        --m_members[pos].channels[c].slots[slot].sendsLeft;
+        slotMaybeDone(pos, c, slot);
+    }
+    void slotGot(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        ++m_members[pos].channels[c].slots[slot].received;
+        slotMaybeDone(pos, c, slot);
+    }
+    void slotMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
+        const Slot& s = m_members[pos].channels[c].slots[slot];
+        if (s.active && s.sendsLeft == 0 && s.received == receiptsExpected(pos, c)) {
+            chunkDone(pos, c, slot);
         }
     }
 
@@ -748,7 +786,7 @@ private:
             transfer(pos, next, c, kRing, slot, s.piece,
                      makeCallback<&Op::ringSent>(this, pack(pos, c, slot)));
         }
-        ringMaybeDone(pos, c, slot);
+        slotMaybeDone(pos, c, slot);
     }
 
     void chainReceived(uint64_t a) {
@@ -773,14 +811,7 @@ private:
             }
             return;
         }
-        ringMaybeDone(pos, c, slot);
-    }
-
-    void ringMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
-        Slot& s = m_members[pos].channels[c].slots[slot];
-        if (s.active && s.sendsLeft == 0 && s.received == ringSteps()) {
-            chunkDone(pos, c, slot);
-        }
+        slotMaybeDone(pos, c, slot);
     }
 
     // --- tree
@@ -821,7 +852,7 @@ private:
         Slot& s = m_members[pos].channels[c].slots[slot];
         if (p.tree[pos].parent >= 0) {
             transfer(pos, static_cast<uint32_t>(p.tree[pos].parent), c, kTreeUp, slot, s.piece,
-                     makeCallback<&Op::treeSent>(this, pack(pos, c, slot)));
+                     makeCallback<&Op::slotSent>(this, pack(pos, c, slot)));
             return;
         }
         treeBroadcast(pos, c, slot);
@@ -838,26 +869,10 @@ private:
         bool first = true;
         for (uint32_t child : m_plans[c].children[pos]) {
             transfer(pos, child, c, kTreeDown, slot, s.piece,
-                     makeCallback<&Op::treeSent>(this, pack(pos, c, slot)), !first);
+                     makeCallback<&Op::slotSent>(this, pack(pos, c, slot)), !first);
             first = false;
         }
-        treeMaybeDone(pos, c, slot);
-    }
-
-    void treeSent(uint64_t a) {
-        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
-        --m_members[pos].channels[c].slots[slot].sendsLeft;
-        treeMaybeDone(pos, c, slot);
-    }
-
-    void treeMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
-        const ChannelPlan& p = m_plans[c];
-        Slot& s = m_members[pos].channels[c].slots[slot];
-        const uint32_t expected =
-            static_cast<uint32_t>(p.children[pos].size()) + (p.tree[pos].parent >= 0 ? 1 : 0);
-        if (s.active && s.sendsLeft == 0 && s.received == expected) {
-            chunkDone(pos, c, slot);
-        }
+        slotMaybeDone(pos, c, slot);
     }
 
     // --- In-network reduction: NVLS, NVLS-Tree, CollNet Direct
@@ -918,7 +933,7 @@ private:
         s.received = 0;
         s.piece = 0;  // NVLS-Tree: the local sum and the children's sums in so far
         s.sendsLeft = (nvlsReduces() ? ppn : 0) + (nvlsMulticasts() ? 1 : 0);
-        const Callback sent = makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot));
+        const Callback sent = makeCallback<&Op::slotSent>(this, pack(pos, c, slot));
         uint64_t loopBytes = 0;
         for (uint32_t h = 0; h < ppn; ++h) {
             loopBytes += nvlsShare(c, loop, h);
@@ -952,11 +967,11 @@ private:
         if (nvlsMulticasts()) {
             for (uint32_t h = 0; h < ppn; ++h) {
                 expect(engine, pos, c, kNvlsMulticast, h, nvlsShare(c, loop, h),
-                       makeCallback<&Op::nvlsGot>(this, pack(pos, c, slot)));
+                       makeCallback<&Op::slotGot>(this, pack(pos, c, slot)));
             }
         }
     }
-    uint32_t nvlsExpected(uint32_t pos, uint32_t c) const {
+    uint32_t inNetworkReceipts(uint32_t pos, uint32_t c) const {
         if (collNet()) {
             return 2 * (m_heads - 1) + 1;  // the local shares, the total, the other heads' totals
         }
@@ -977,13 +992,13 @@ private:
         if (nvlsMulticasts()) {
             nvlsStore(pos, c, slot);
         }
-        nvlsGot(a);
+        slotGot(a);
     }
     void nvlsStore(uint32_t pos, uint32_t c, uint32_t slot) {
         const uint32_t i = m_localOf[pos];
         transfer(pos, enginePos(groupOf(pos), 0), c, kNvlsStore, i,
                  nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
-                 makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+                 makeCallback<&Op::slotSent>(this, pack(pos, c, slot)), false, 0);
     }
     // NVLS-Tree: the local sum or a child's; with all of them, up to the parent (or, at the root, down).
     void nvlsTreeSumIn(uint64_t a) {
@@ -994,17 +1009,17 @@ private:
             const uint32_t i = m_localOf[pos];
             if (t.parent >= 0) {
                 transfer(pos, headOf(static_cast<uint32_t>(t.parent), i), c, kTreeUp, i,
-                         nvlsShare(c, s.step, i), makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)),
+                         nvlsShare(c, s.step, i), makeCallback<&Op::slotSent>(this, pack(pos, c, slot)),
                          false, 0);
             } else {
                 nvlsTreeTotal(pos, c, slot);
             }
         }
-        nvlsGot(a);
+        slotGot(a);
     }
     void nvlsTreeTotalIn(uint64_t a) {
         nvlsTreeTotal(posOf(a), channelOf(a), slotOf(a));
-        nvlsGot(a);
+        slotGot(a);
     }
     void nvlsTreeTotal(uint32_t pos, uint32_t c, uint32_t slot) {
         const uint32_t i = m_localOf[pos];
@@ -1013,26 +1028,10 @@ private:
         for (int child : {t.child0, t.child1}) {
             if (child >= 0) {
                 transfer(pos, headOf(static_cast<uint32_t>(child), i), c, kTreeDown, i, share,
-                         makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+                         makeCallback<&Op::slotSent>(this, pack(pos, c, slot)), false, 0);
             }
         }
         nvlsStore(pos, c, slot);
-    }
-    void nvlsGot(uint64_t a) {
-        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
-        ++m_members[pos].channels[c].slots[slot].received;
-        nvlsMaybeDone(pos, c, slot);
-    }
-    void nvlsSent(uint64_t a) {
-        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
-        --m_members[pos].channels[c].slots[slot].sendsLeft;
-        nvlsMaybeDone(pos, c, slot);
-    }
-    void nvlsMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
-        Slot& s = m_members[pos].channels[c].slots[slot];
-        if (s.active && s.sendsLeft == 0 && s.received == nvlsExpected(pos, c)) {
-            chunkDone(pos, c, slot);
-        }
     }
 
     // The engines' side: per (channel, group, head), the loop each phase is at and the shares in so far.
@@ -1118,7 +1117,7 @@ private:
         s.sendsLeft = 2 * (ppn - 1) + 1;
         s.received = 0;
         s.piece = 0;  // local shares summed so far, as head i
-        const Callback sent = makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot));
+        const Callback sent = makeCallback<&Op::slotSent>(this, pack(pos, c, slot));
         const uint64_t own = nvlsShare(c, loop, i);
         expect(enginePos(0, i), pos, c, kCnDown, i, own,
                makeCallback<&Op::collNetTotal>(this, pack(pos, c, slot)));
@@ -1127,7 +1126,7 @@ private:
                 expect(local[j], pos, c, kCnScatter, i, own,
                        makeCallback<&Op::collNetShareIn>(this, pack(pos, c, slot)));
                 expect(local[j], pos, c, kCnBcast, j, nvlsShare(c, loop, j),
-                       makeCallback<&Op::nvlsGot>(this, pack(pos, c, slot)));
+                       makeCallback<&Op::slotGot>(this, pack(pos, c, slot)));
             }
         }
         // The SM handles the whole loop: its own share with the first send.
@@ -1149,13 +1148,13 @@ private:
         if (++s.piece == m_heads - 1) {
             collNetSummed(pos, c, slot);
         }
-        nvlsMaybeDone(pos, c, slot);
+        slotMaybeDone(pos, c, slot);
     }
     void collNetSummed(uint32_t pos, uint32_t c, uint32_t slot) {
         const uint32_t i = m_localOf[pos];
         transfer(pos, enginePos(0, i), c, kCnUp, i,
                  nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
-                 makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+                 makeCallback<&Op::slotSent>(this, pack(pos, c, slot)), false, 0);
     }
     void collNetTotal(uint64_t a) {
         const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
@@ -1164,9 +1163,9 @@ private:
         const std::vector<uint32_t>& local = m_servers[m_serverOf[pos]];
         for (uint32_t d = 1; d < m_heads; ++d) {
             transfer(pos, local[(i + d) % m_heads], c, kCnBcast, i, nvlsShare(c, s.step, i),
-                     makeCallback<&Op::nvlsSent>(this, pack(pos, c, slot)), false, 0);
+                     makeCallback<&Op::slotSent>(this, pack(pos, c, slot)), false, 0);
         }
-        nvlsGot(a);
+        slotGot(a);
     }
 
     // --- all-to-all
@@ -1274,9 +1273,11 @@ private:
     std::vector<std::vector<uint32_t>> m_servers;  // member positions per server, by local index
     std::vector<ChannelPlan> m_plans;
     std::vector<Member> m_members;
-    std::vector<Pending> m_pending;
-    std::vector<Join> m_joins;         // sends split over QPs, by callback argument
-    std::vector<Deferred> m_deferred;  // NVLS sends waiting for their SM, by callback argument
+    // Records by callback argument, recycled: receives posted, sends split over QPs, in-network sends
+    // waiting for their SM.
+    SlotPool<Pending, uint64_t> m_pending;
+    SlotPool<Join, uint64_t> m_joins;
+    SlotPool<Deferred, uint64_t> m_deferred;
     std::map<Way, std::deque<TimeNs>> m_ready;
     std::vector<TimeNs> m_smFreeNs;  // per (member, channel, ring / tree up / tree down): when its SM is free
     uint32_t m_finished = 0;
