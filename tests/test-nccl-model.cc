@@ -600,8 +600,19 @@ TEST(NcclCollNet, OnlyWithReducingSwitchesAndTheSwitchOn) {
         nlohmann::json::parse(R"({"topology": {"builder": "rail-optimised", "servers": 2,
         "nics-per-server": 2, "spines": 1, "rate": "400Gbps", "delay": "1us", "sharp": "leaf"}})");
     EXPECT_EQ(topologyFromJson(doc, "bad.json", doc.dump(), diag), nullptr);
-    EXPECT_NE(diag.format(Severity::Error).find("'leaf' is not a tier"), std::string::npos)
+    EXPECT_NE(diag.format(Severity::Error)
+                  .find("'leaf' is not a tier of scale-out switches that hosts are cabled "
+                        "to; expected 'rail'"),
+              std::string::npos)
         << diag.format(Severity::Error);
+    // One aggregation level: the spines serve no host, so they cannot be the reducing tier.
+    const nlohmann::json spines =
+        nlohmann::json::parse(R"({"topology": {"builder": "rail-optimised", "servers": 2,
+        "nics-per-server": 2, "spines": 1, "rate": "400Gbps", "delay": "1us", "sharp": "spine"}})");
+    Diagnostics spineDiag;
+    EXPECT_EQ(topologyFromJson(spines, "spines.json", spines.dump(), spineDiag), nullptr);
+    EXPECT_NE(spineDiag.format(Severity::Error).find("'spine' is not a tier"), std::string::npos)
+        << spineDiag.format(Severity::Error);
 }
 
 TEST(NcclModel, ANameOutsideNcclsListsIsRefusedWithTheKey) {

@@ -259,24 +259,28 @@ std::optional<TopologySpec> readTopologySection(JsonSection t) {
     if (spec) {
         if (const auto tier = t.string("sharp")) {
             // SHARP-class switches: every switch of the named tier reduces, through an engine of its own.
-            const auto named = std::find(spec->tierNames.begin(), spec->tierNames.end(), *tier);
+
+            // One aggregation level: the switches the NICs are cabled to reduce for the hosts on them.
             std::vector<uint32_t> switches;
-            for (uint32_t v = spec->numHosts(); v < spec->numVertices() && named != spec->tierNames.end();
-                 ++v) {
-                if (spec->tierName(v) == *tier && *tier != "scale-up") {
+            std::string tiers;  // the tiers hosts are cabled to, for the message
+            for (uint32_t v = spec->numHosts(); v < spec->numVertices(); ++v) {
+                bool servesHosts = false;
+                for (uint32_t p = 0; p < spec->numPorts(v) && !servesHosts; ++p) {
+                    servesHosts = !spec->isSwitch(spec->portPeer(v, p));
+                }
+                const std::string& name = spec->tierName(v);
+                if (servesHosts && name != "scale-up" && tiers.find("'" + name + "'") == std::string::npos) {
+                    tiers += (tiers.empty() ? "'" : ", '") + name + "'";
+                }
+                if (name == *tier && name != "scale-up" && servesHosts) {
                     switches.push_back(v);
                 }
             }
             if (switches.empty()) {
-                std::string tiers;
-                for (std::size_t i = 1; i < spec->tierNames.size(); ++i) {
-                    if (spec->tierNames[i] != "scale-up") {
-                        tiers += (tiers.empty() ? "" : ", ") + spec->tierNames[i];
-                    }
-                }
                 t.error("sharp",
-                        "'" + *tier + "' is not a tier of this network's scale-out switches; expected " +
-                            tiers + " (\"nvls\" in \"scale-up\" makes the scale-up switches reduce)");
+                        "'" + *tier + "' is not a tier of scale-out switches that hosts are cabled to; " +
+                            (tiers.empty() ? std::string("this network has none") : "expected " + tiers) +
+                            " (\"nvls\" in \"scale-up\" makes the scale-up switches reduce)");
                 return std::nullopt;
             }
             addReductionEngines(*spec, switches);
