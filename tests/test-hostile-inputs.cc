@@ -110,6 +110,14 @@ TEST_F(HostileInputs, BackgroundHostsAreDistinctWholeIndicesAndItsFramesMustFitT
                   {"key 'background.hosts'", "4294967297 is not a host index"});
     expectRefused(ns3(background("one.json", cdf, R"("load": 0.3, "hosts": [3])")),
                   {"key 'background.hosts'", "at least two"});
+    // Host 4 of a reducing server is its NVSwitch's reduction engine, which carries in-network reductions
+    // only.
+    expectRefused(ns3(write("engine.json", R"({"topology": {"builder": "rail-optimised", "servers": 1,
+        "nics-per-server": 4, "spines": 1, "rate": "100Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 4, "rate": "1600Gbps", "nvls": true}},
+        "background": {"flow-size-cdf": ")" + cdf +
+                                               R"(", "load": 0.3, "hosts": [0, 4]}})")),
+                  {"engine.json", "key 'background.hosts'", "host index 4 is a switch's reduction engine"});
     // 1-byte flows at load 1 scheduled arrivals until memory ran out: with headers they are 83x the NIC rate.
     expectRefused(ns3(background("tiny.json", tiny, R"("load": 1.0)")),
                   {"tiny.json", "key 'background.load'", "times each NIC's rate", "at most 0.012"});

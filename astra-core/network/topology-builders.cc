@@ -316,6 +316,7 @@ void addReductionEngines(TopologySpec& spec, const std::vector<uint32_t>& switch
         }
         cable(spec, engine, sw, LinkSettings{rateOf[i], 0, 0});
         spec.defaultPorts[engine] = {0};
+        spec.vertices[engine].reductionEngine = true;
         spec.structuralRoutes.push_back({sw, engine, engine + 1, {enginePort[i]}});
         spec.engines.push_back({engine, sw});
     }

@@ -28,6 +28,8 @@ struct SpecVertex {
     uint8_t tier = 0;
     // Hosts: the server (scale-up domain) they belong to; hosts of one server share it. UINT32_MAX: none.
     uint32_t server = UINT32_MAX;
+    // A switch's reduction engine (TopologySpec::engines): a host no rank, flow or background traffic uses.
+    bool reductionEngine = false;
 };
 
 struct SpecCable {

@@ -141,6 +141,9 @@ int run(int argc, char** argv) {
         const std::shared_ptr<const TopologySpec> spec = loadTopologyOfNetwork(text(vm, "topology"), diag);
         if (spec) {
             for (uint32_t h = 0; h < spec->numHosts(); ++h) {
+                if (spec->vertices[h].reductionEngine) {
+                    continue;  // only in-network reductions reach a switch's engine
+                }
                 const uint64_t rate = spec->numPorts(h) ? spec->cables[spec->portCable(h, 0)].rateBps : 0;
                 hosts.push_back({spec->vertices[h].originalId, rate});
             }

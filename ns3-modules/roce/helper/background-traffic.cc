@@ -22,13 +22,21 @@ BackgroundTraffic::BackgroundTraffic(RoceFabric& fabric, const BackgroundSetting
     m_hosts = settings.hosts;
     if (m_hosts.empty()) {
         for (uint32_t h = 0; h < fabric.NumHosts(); ++h) {
-            m_hosts.push_back(h);
+            if (!fabric.Spec().vertices[h].reductionEngine) {
+                m_hosts.push_back(h);
+            }
         }
     }
     for (uint32_t h : m_hosts) {
         if (h >= fabric.NumHosts()) {
             diag.error(where + ".hosts': host index " + std::to_string(h) + " is not below the " +
                        std::to_string(fabric.NumHosts()) + " hosts of the network");
+            return;
+        }
+        if (fabric.Spec().vertices[h].reductionEngine) {
+            diag.error(
+                where + ".hosts': host index " + std::to_string(h) +
+                " is a switch's reduction engine, which sends and receives only in-network reductions");
             return;
         }
     }

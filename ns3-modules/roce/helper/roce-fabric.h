@@ -6,7 +6,6 @@
 #ifndef MLNET_ROCE_FABRIC_H
 #define MLNET_ROCE_FABRIC_H
 
-#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -154,10 +153,7 @@ private:
     // A buffer that leaves no shared pool, or ECN thresholds beyond the buffer, is a configuration error.
     bool CheckBuffer(uint32_t vertex, const MmuConfig& mmu, Diagnostics& diag) const;
     // A switch's reduction engine (TopologySpec::engines).
-    bool IsEngine(uint32_t vertex) const {
-        return std::any_of(m_spec->engines.begin(), m_spec->engines.end(),
-                           [vertex](const TopologySpec::ReductionEngine& e) { return e.host == vertex; });
-    }
+    bool IsEngine(uint32_t vertex) const { return m_spec->vertices[vertex].reductionEngine; }
     static void RecordPause(RoceFabric* self, uint32_t nodeId, bool isSwitch, uint32_t port, uint8_t priority,
                             bool pause, uint64_t quanta);
 
