@@ -26,7 +26,7 @@ void RoceNetworkApi::schedule(TimeNs delayNs, Callback callback) {
 }
 
 void RoceNetworkApi::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) {
-    const uint32_t srcHost = hostOfRank(src), dstHost = hostOfRank(dst);
+    const uint32_t srcHost = hostOfEndpoint(src), dstHost = hostOfEndpoint(dst);
     if (srcHost == dstHost) {
         // Two ranks on one host (or a rank to itself) exchange through memory, not the network.
         ns3::Simulator::ScheduleNow(&RoceNetworkApi::SelfMessage, this, id);

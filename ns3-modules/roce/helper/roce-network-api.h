@@ -39,7 +39,7 @@ public:
     uint64_t pendingEvents() const { return m_pendingEvents; }
     uint64_t messagesAcknowledged() const { return m_acknowledged; }
     // Ranks, then the reduction engines of the description (TopologySpec::engines).
-    uint32_t hostOfRank(Rank endpoint) const {
+    uint32_t hostOfEndpoint(Rank endpoint) const {
         const TopologySpec& spec = m_fabric.Spec();
         return endpoint < numRanks() ? spec.hostOfRank(endpoint) : spec.engines[endpoint - numRanks()].host;
     }
