@@ -258,9 +258,8 @@ std::optional<TopologySpec> readTopologySection(JsonSection t) {
     }
     if (spec) {
         if (const auto tier = t.string("sharp")) {
-            // SHARP-class switches: every switch of the named tier reduces, through an engine of its own.
-
-            // One aggregation level: the switches the NICs are cabled to reduce for the hosts on them.
+            // SHARP-class switches: every switch of the named tier reduces, through an engine of its own. One
+            // aggregation level: the tier must be one the NICs are cabled to.
             std::vector<uint32_t> switches;
             std::string tiers;  // the tiers hosts are cabled to, for the message
             for (uint32_t v = spec->numHosts(); v < spec->numVertices(); ++v) {

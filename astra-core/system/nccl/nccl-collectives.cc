@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
 #include <stdexcept>
 
@@ -66,8 +67,6 @@ uint64_t chunkBytes(Algo algo, Proto proto, Func func) {
     return kSimpleStepBytes * (ringFour ? 4 : 1);
 }
 
-// NVLS's chunk (enqueue.cc, NCCL 2.23): NCCL_NVLS_CHUNKSIZE, smaller while the operation would keep few
-// chunks in flight over its channels' heads.
 // CollNet Direct's chunk (enqueue.cc, NCCL 2.23): a Simple step, halved while the operation would keep few
 // chunks in flight over its channels' heads (pipeline depth 2).
 uint64_t collNetDirectChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads) {
@@ -85,29 +84,29 @@ uint64_t collNetDirectChunkBytes(uint64_t bytes, uint32_t channels, uint32_t hea
     return chunk;
 }
 
-// NVLS-Tree's chunk (enqueue.cc, NCCL 2.23): NCCL_NVLS_CHUNKSIZE, at most 64 KiB from 4 servers
-// (NCCL_NVLSTREE_MAX_CHUNKSIZE's default), smaller while few chunks would be in flight.
-uint64_t nvlsTreeChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads, uint32_t servers) {
+// NVLS's and NVLS-Tree's chunk clamps (enqueue.cc, NCCL 2.23): in turn, while the operation would keep
+// fewer than `factor` chunks in flight over its channels' heads, the chunk drops to `smaller`.
+struct ChunkClamp {
+    uint64_t factor, smaller;
+};
+uint64_t clampChunk(uint64_t chunk, uint64_t bytes, uint32_t channels, uint32_t heads,
+                    std::initializer_list<ChunkClamp> clamps) {
     const uint64_t ops = uint64_t{channels} * heads;
-    uint64_t chunk = servers >= 4 ? 65536 : kNvlsMaxChunkBytes;
-    for (const auto& [factor, smaller] :
-         {std::pair<uint64_t, uint64_t>{16, 131072}, {4, 65536}, {1, 32768}}) {
-        if (bytes < factor * ops * chunk && chunk > smaller) {
-            chunk = smaller;
+    for (const ChunkClamp& c : clamps) {
+        if (bytes < c.factor * ops * chunk && chunk > c.smaller) {
+            chunk = c.smaller;
         }
     }
     return chunk;
 }
-
+// NVLS: NCCL_NVLS_CHUNKSIZE. NVLS-Tree: the same, at most 64 KiB from 4 servers
+// (NCCL_NVLSTREE_MAX_CHUNKSIZE's default).
 uint64_t nvlsChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads) {
-    const uint64_t ops = uint64_t{channels} * heads;
-    uint64_t chunk = kNvlsMaxChunkBytes;
-    for (const auto& [factor, smaller] : {std::pair<uint64_t, uint64_t>{64, 65536}, {8, 32768}, {2, 16384}}) {
-        if (bytes < factor * ops * chunk && chunk > smaller) {
-            chunk = smaller;
-        }
-    }
-    return chunk;
+    return clampChunk(kNvlsMaxChunkBytes, bytes, channels, heads, {{64, 65536}, {8, 32768}, {2, 16384}});
+}
+uint64_t nvlsTreeChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads, uint32_t servers) {
+    return clampChunk(servers >= 4 ? 65536 : kNvlsMaxChunkBytes, bytes, channels, heads,
+                      {{16, 131072}, {4, 65536}, {1, 32768}});
 }
 
 // NCCL's double binary tree over n nodes (src/graph/trees.cc): tree 0, and tree 1 mirrored (n even) or

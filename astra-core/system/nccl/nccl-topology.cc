@@ -46,25 +46,25 @@ NcclTopology::NcclTopology(const TopologySpec& spec, const GpuPlatform& platform
             }
         }
     }
-    // Reduction engines (NVLink SHARP) of the servers' scale-up switches.
-    // SHARP-class engines: the one in the switch each rank's NIC is cabled to.
+    // Reduction engines: NVLink SHARP in a server's scale-up switch; SHARP-class in the switch a rank's NIC
+    // is cabled to.
     m_engineOfServer.assign(m_serverRanks.size(), -1);
     m_netEngine.assign(ranks, -1);
+    std::map<uint32_t, int> engineOfSwitch;
     for (std::size_t e = 0; e < spec.engines.size(); ++e) {
         const uint32_t sw = spec.engines[e].switchVertex;
-        if (spec.tierName(sw) == "scale-up") {
-            const auto it = serverIndex.find(spec.vertices[spec.engines[e].host].server);
-            if (it != serverIndex.end()) {
-                m_engineOfServer[it->second] = static_cast<int>(e);
-            }
-            continue;
+        if (spec.tierName(sw) != "scale-up") {
+            engineOfSwitch[sw] = static_cast<int>(e);
+        } else if (const auto it = serverIndex.find(spec.vertices[spec.engines[e].host].server);
+                   it != serverIndex.end()) {
+            m_engineOfServer[it->second] = static_cast<int>(e);
         }
-        for (Rank r = 0; r < ranks; ++r) {
-            const uint32_t host = spec.hostOfRank(r);
-            for (uint32_t p = 0; p < spec.numPorts(host); ++p) {
-                if (spec.portPeer(host, p) == sw) {
-                    m_netEngine[r] = static_cast<int>(e);
-                }
+    }
+    for (Rank r = 0; r < ranks && !engineOfSwitch.empty(); ++r) {
+        const uint32_t host = spec.hostOfRank(r);
+        for (uint32_t p = 0; p < spec.numPorts(host); ++p) {
+            if (const auto it = engineOfSwitch.find(spec.portPeer(host, p)); it != engineOfSwitch.end()) {
+                m_netEngine[r] = it->second;
             }
         }
     }
