@@ -685,6 +685,41 @@ TEST_F(MlnetNs3, NcclAlgorithmsRunAtPacketLevelUnderEveryCc) {
     }
 }
 
+// PAT at packet level: all-gather and reduce-scatter over eight servers of one GPU in two leaves (the
+// Bruck steps' far transfers cross the spines), under every CC: no drops, PAT chosen, bytes as the
+// closed form (n - 1 shards per member), time within 5 % of the analytical model.
+TEST_F(MlnetNs3, NcclPatRunsAtPacketLevelUnderEveryCc) {
+    const std::string net = write("eight-servers.json", R"({"topology": {"builder": "clos", "leaves": 2,
+        "hosts-per-leaf": 4, "spines": 2, "rate": "400Gbps", "delay": "1us"}})");
+    const std::string system = write("pat.json", R"({"scheduling-policy": "FIFO", "endpoint-delay": 0,
+        "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+        "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+        "all-to-all-implementation": ["direct"], "collective-library": "nccl", "nccl-gpu": "h100",
+        "NCCL_ALGO": "PAT"})");
+    const uint64_t shard = 1 << 20;
+    for (const char* pattern : {"all-gather", "reduce-scatter"}) {
+        const std::string prefix = m_dir + "/pat-" + pattern;
+        const uint64_t size = std::string(pattern) == "all-gather" ? shard : 8 * shard;
+        ASSERT_EQ(
+            std::system((std::string(MLNET_BIN_DIR) + "/mlnet-tracegen --pattern " + pattern +
+                         " --npus 8 --size " + std::to_string(size) + " --output " + prefix + " > /dev/null")
+                            .c_str()),
+            0);
+        for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+            SCOPED_TRACE(std::string(pattern) + " " + cc);
+            const ToolRun r = ns3(prefix, net, std::string("--compare-analytical --cc=") + cc, system);
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(r.summary["network"]["drops"], 0);
+            EXPECT_EQ(r.summary["collectives"][0]["nccl"].get<std::string>().rfind("PAT/Simple", 0), 0u)
+                << r.summary["collectives"][0];
+            EXPECT_EQ(r.summary["network"]["message_bytes"].get<uint64_t>(), 8 * 7 * shard);
+            const double packetNs = r.summary["iteration_time_ns"].get<double>();
+            const double analyticalNs = r.summary["analytical"]["iteration_time_ns"].get<double>();
+            EXPECT_NEAR(packetNs, analyticalNs, 0.05 * analyticalNs);
+        }
+    }
+}
+
 // In-network reduction at packet level: an all-reduce of 8 MiB whose shares travel to reducing switches'
 // engines and whose sums come back, as RoCE flows of their own, under every CC: no drops, the algorithm
 // NCCL's settings ask for, the engines' bytes in and out the closed form, and the time within `tolerance` of

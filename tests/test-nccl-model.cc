@@ -380,6 +380,92 @@ NvlsRun runNvls(CollectiveType type, uint64_t bytes,
     return runOn(nvlsServer(reduces), type, bytes, std::move(env));
 }
 
+// PAT (all-gather and reduce-scatter on servers of one GPU): a Bruck schedule over distances 8, 4, 2, 1
+// (all-gather; reduce-scatter the reverse) carrying 1, 2, 4, 8 shards. Closed forms on 16 servers in two
+// leaves of 8: every host link carries (n - 1) shards each way, as a ring's; the leaf uplinks carry
+// 16 + 8 x 2 + 4 x 4 + 2 x 8 = 64 shards (the members whose 2^d-away peer is in the other leaf), where the
+// ring's 0..15 crosses twice per step (30); per chunk a step is one message while its shards fit one buffer
+// slot (512 KiB) and a message per shard when the chunk fills one.
+std::shared_ptr<const TopologySpec> twoLeaves(uint32_t hostsPerLeaf) {
+    const nlohmann::json doc = nlohmann::json::parse(R"({"topology": {"builder": "clos", "leaves": 2,
+        "hosts-per-leaf": )" + std::to_string(hostsPerLeaf) +
+                                                     R"(, "spines": 4, "rate": "400Gbps", "delay": "1us"}})");
+    Diagnostics diag;
+    auto spec = topologyFromJson(doc, "clos.json", doc.dump(), diag);
+    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    return spec;
+}
+
+uint64_t leafUplinkBytes(const TopologySpec& spec, const std::vector<uint64_t>& links) {
+    uint64_t bytes = 0;
+    for (uint32_t c = 0; c < spec.cables.size(); ++c) {
+        const SpecCable& cable = spec.cables[c];
+        if (spec.tierName(cable.a) == "leaf" && spec.tierName(cable.b) == "spine") {
+            bytes += links[2 * c];
+        } else if (spec.tierName(cable.b) == "leaf" && spec.tierName(cable.a) == "spine") {
+            bytes += links[2 * c + 1];
+        }
+    }
+    return bytes;
+}
+
+TEST(NcclPat, AllGatherAndReduceScatterRunTheBruckStepsOnServersOfOneGpu) {
+    const auto spec = twoLeaves(8);
+    const uint32_t n = 16;
+    const std::vector<std::pair<std::string, std::string>> pat = {
+        {"NCCL_ALGO", "PAT"}, {"NCCL_MIN_NCHANNELS", "2"}, {"NCCL_MAX_NCHANNELS", "2"}};
+    struct Case {
+        uint64_t shard, messagesPerMember;
+    };
+    // 64 KiB shards: 32 KiB per channel, one chunk, every step one message (4 per channel). 8 MiB: 4 MiB per
+    // channel in 8 chunks of 512 KiB, a message per shard (1 + 2 + 4 + 8 per chunk).
+    for (const Case& c : {Case{64 * 1024, 2 * 4}, Case{8 * kMiB, 2 * 8 * 15}}) {
+        for (CollectiveType type : {CollectiveType::AllGather, CollectiveType::ReduceScatter}) {
+            SCOPED_TRACE(std::to_string(c.shard) + (type == CollectiveType::AllGather ? " AG" : " RS"));
+            const NvlsRun r =
+                runOn(spec, type, type == CollectiveType::AllGather ? c.shard : n * c.shard, pat);
+            EXPECT_EQ(r.choice.rfind("PAT/Simple", 0), 0u) << r.choice;
+            EXPECT_EQ(r.outcome.bytesDelivered, n * (n - 1) * c.shard);
+            EXPECT_EQ(r.outcome.messages, n * c.messagesPerMember);
+            EXPECT_EQ(leafUplinkBytes(*spec, r.links), 64 * c.shard);
+            for (uint32_t cable = 0; cable < spec->cables.size(); ++cable) {
+                if (spec->tierName(spec->cables[cable].a) == "host") {
+                    EXPECT_EQ(r.links[2 * cable], (n - 1) * c.shard) << cable;
+                    EXPECT_EQ(r.links[2 * cable + 1], (n - 1) * c.shard) << cable;
+                }
+            }
+        }
+    }
+    const NvlsRun ring = runOn(spec, CollectiveType::AllGather, 8 * kMiB, {{"NCCL_ALGO", "Ring"}});
+    EXPECT_EQ(leafUplinkBytes(*spec, ring.links), 2 * (n - 1) * 8 * kMiB);
+}
+
+// 12 servers: distances 8, 4, 2, 1 wrap around; the steps carry 1, 1, 3 and 6 shards (each member's shards
+// ahead of it as they reach it), 11 in all.
+TEST(NcclPat, ACommunicatorOfNoPowerOfTwoGetsEveryShardOnce) {
+    const auto spec = twoLeaves(6);
+    const uint32_t n = 12;
+    const uint64_t shard = 1 * kMiB;
+    const NvlsRun r = runOn(spec, CollectiveType::AllGather, shard,
+                            {{"NCCL_ALGO", "PAT"}, {"NCCL_MIN_NCHANNELS", "1"}, {"NCCL_MAX_NCHANNELS", "1"}});
+    EXPECT_EQ(r.choice.rfind("PAT/Simple", 0), 0u) << r.choice;
+    EXPECT_EQ(r.outcome.bytesDelivered, n * (n - 1) * shard);
+    // One channel: 12 MiB is under 32 chunks of 512 KiB, so chunks of 256 KiB, four of them, two shards
+    // to a buffer slot: 1 + 1 + 2 + 3 messages per chunk.
+    EXPECT_EQ(r.outcome.messages, n * 4 * 7);
+}
+
+// NCCL runs PAT only with one GPU per server, and the tuner prefers it where its latency (log2 of the
+// servers' network hops) beats the ring's n - 1 steps: small and mid sizes; the ring's bandwidth wins large.
+TEST(NcclPat, TheTunerTakesItForSmallOperationsOnServersOfOneGpu) {
+    const auto spec = twoLeaves(8);
+    EXPECT_EQ(runOn(spec, CollectiveType::AllGather, 16 * 1024, {}).choice.rfind("PAT/Simple", 0), 0u);
+    EXPECT_EQ(runOn(spec, CollectiveType::AllGather, 64 * kMiB, {}).choice.rfind("Ring/", 0), 0u);
+    // Eight GPUs per server: never PAT, even when asked for (nothing else allowed: an error).
+    EXPECT_EQ(runOn(cluster(2), CollectiveType::AllGather, 16 * 1024, {}).choice.rfind("PAT", 0),
+              std::string::npos);
+}
+
 // The description's "nvls" gives each scale-up switch a reduction engine: a host no rank runs on, cabled to
 // its switch at the sum of the GPU links, after the GPUs (their hosts, ranks and ids unchanged).
 TEST(NcclNvls, AReducingScaleUpSwitchHasAnEngineNoRankRunsOn) {

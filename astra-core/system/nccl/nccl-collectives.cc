@@ -46,6 +46,8 @@ enum Kind : uint32_t {
     kCnUp = 10,
     kCnDown = 11,
     kCnBcast = 12,
+    // PAT: one step of the Bruck schedule to the rank 2^d away.
+    kPat = 13,
 };
 
 double wireFactor(Proto p) {
@@ -234,10 +236,8 @@ public:
         // The algorithms this engine moves data for: NVLS inside one server whose scale-up switch reduces
         // (the network's reduction engine), NVLS-Tree all-reduce across such servers, and CollNet Direct
         // all-reduce over reducing scale-out switches (servers of one size, a NIC per GPU); not yet NVLS over
-        // CollNet, CollNet Chain, CollNet's all-gather and reduce-scatter, or PAT.
-        for (Algo a : {Algo::CollNetChain, Algo::Pat}) {
-            env.algoAllowed[static_cast<int>(a)] = false;
-        }
+        // CollNet, CollNet Chain, or CollNet's all-gather and reduce-scatter.
+        env.algoAllowed[static_cast<int>(Algo::CollNetChain)] = false;
         const int engine = m_servers.size() == 1 ? topo.engineOf(topo.serverOf(members[0])) : -1;
         if (engine < 0) {
             env.algoAllowed[static_cast<int>(Algo::Nvls)] = false;
@@ -257,6 +257,9 @@ public:
                                         std::string(toString(m_type)) + " (check NCCL_ALGO / NCCL_PROTO)");
         }
         m_chunk = chunkBytes(m_choice.algo, m_choice.proto, m_func);
+        if (m_choice.algo == Algo::Pat) {
+            planPat();
+        }
         if (m_choice.algo == Algo::Tree && m_choice.proto == Proto::LL128) {
             // Smaller chunks when the tree would hold few (enqueue.cc's clamp, NCCL 2.23).
             const uint32_t nodes = std::max<uint32_t>(1, static_cast<uint32_t>(m_servers.size()));
@@ -333,7 +336,7 @@ public:
         m.record = record;
         m.joined = true;
         const double latencyUs =
-            inNetwork() ? m_choice.latencyUs : baseLatencyUs(m_choice.algo, m_choice.proto);
+            latencyOnce() ? m_choice.latencyUs : baseLatencyUs(m_choice.algo, m_choice.proto);
         const TimeNs base = static_cast<TimeNs>(std::llround(latencyUs * 1e3));
         m_owner.m_network.schedule(base, makeCallback<&Op::start>(this, pos));
     }
@@ -509,6 +512,8 @@ private:
         return m_choice.algo == Algo::Nvls || m_choice.algo == Algo::NvlsTree ||
                m_choice.algo == Algo::CollNetDirect;
     }
+    // The tuner's latency, paid once at the start: the algorithms NCCL gives no per-hop latency.
+    bool latencyOnce() const { return inNetwork() || m_choice.algo == Algo::Pat; }
 
     Hop hopBetween(uint32_t a, uint32_t b) const {
         if (a >= size() || b >= size()) {
@@ -533,16 +538,17 @@ private:
         NetworkApi& net = m_owner.m_network;
         const bool nvls = inNetwork();
         const TimeNs hopNs =
-            nvls ? 0
-                 : static_cast<TimeNs>(
-                       std::llround(hopLatencyUs(m_choice.algo, m_choice.proto, hopBetween(from, to)) * 1e3));
+            latencyOnce() ? 0
+                          : static_cast<TimeNs>(std::llround(
+                                hopLatencyUs(m_choice.algo, m_choice.proto, hopBetween(from, to)) * 1e3));
         const uint64_t work = workBytes == UINT64_MAX ? bytes : workBytes;
         const TimeNs workNs =
             from >= size()
                 ? 0
                 : static_cast<TimeNs>(std::llround(static_cast<double>(work) / m_channelBytesPerUs * 1e3));
         TimeNs doneNs = net.now() + workNs;
-        if (kind == kRing || kind == kTreeUp || kind == kTreeDown || (nvls && from < size() && work > 0)) {
+        if (kind == kRing || kind == kTreeUp || kind == kTreeDown || kind == kPat ||
+            (nvls && from < size() && work > 0)) {
             // One SM per (member, channel) for NVLS: its scatter and multicast stores share it.
             const std::size_t key =
                 (std::size_t{from} * m_choice.nChannels + channel) * 3 + (kind < 3 ? kind : 0);
@@ -667,6 +673,7 @@ private:
         m_choice.algo == Algo::Tree                                      ? treeStart(pos, c, slot)
         : m_choice.algo == Algo::Nvls || m_choice.algo == Algo::NvlsTree ? nvlsStart(pos, c, slot, k)
         : m_choice.algo == Algo::CollNetDirect                           ? collNetStart(pos, c, slot, k)
+        : m_choice.algo == Algo::Pat                                     ? patStart(pos, c, slot)
                                                                          : ringStart(pos, c, slot);
         return true;
     }
@@ -683,10 +690,13 @@ private:
     }
 
     // A chunk's bookkeeping, whatever the algorithm: its sends acknowledged and its receipts in.
-    uint32_t receiptsExpected(uint32_t pos, uint32_t c) const {
+    uint32_t receiptsExpected(uint32_t pos, uint32_t c, uint32_t slot) const {
         switch (m_choice.algo) {
             case Algo::Ring:
                 return ringSteps();
+            case Algo::Pat:
+                return patMessagesBefore(static_cast<uint32_t>(m_patSteps.size()),
+                                         m_members[pos].channels[c].slots[slot].piece);
             case Algo::Tree: {
                 const ChannelPlan& p = m_plans[c];
                 return static_cast<uint32_t>(p.children[pos].size()) + (p.tree[pos].parent >= 0 ? 1 : 0);
@@ -707,7 +717,7 @@ private:
     }
     void slotMaybeDone(uint32_t pos, uint32_t c, uint32_t slot) {
         const Slot& s = m_members[pos].channels[c].slots[slot];
-        if (s.active && s.sendsLeft == 0 && s.received == receiptsExpected(pos, c)) {
+        if (s.active && s.sendsLeft == 0 && s.received == receiptsExpected(pos, c, slot)) {
             chunkDone(pos, c, slot);
         }
     }
@@ -874,7 +884,110 @@ private:
         slotMaybeDone(pos, c, slot);
     }
 
+    // --- PAT
+    // ------------------------------------------------------------------------------------------------
+    // NCCL 2.23's PAT (all-gather and reduce-scatter, one GPU per server): a Bruck schedule over distances
+    // 2^d, big transfers over short distances. All-gather runs the distances far to near: at distance 2^d a
+    // member sends every shard it holds that the member 2^d behind it lacks (1, 2, 4, ... shards), and
+    // receives as many from the member 2^d ahead. Reduce-scatter runs the same steps backwards in time: near
+    // to far, sending partial sums forward. Each step needs the one before it in (its shards or partial sums
+    // are the previous steps' results). A step's shards leave packed into buffer slots (one Simple step), so
+    // a step of small chunks is one message and one of large chunks is a message per shard.
+    struct PatStep {
+        uint32_t distance, shards;
+    };
+    void planPat() {
+        const uint32_t n = size();
+        // Offsets (ranks ahead) of the shards a member holds, as all-gather proceeds.
+        std::vector<char> held(n, 0);
+        held[0] = 1;
+        uint32_t far = 1;
+        while (far * 2 < n) {
+            far *= 2;
+        }
+        for (uint32_t d = far; d >= 1; d /= 2) {
+            std::vector<char> next = held;
+            uint32_t shards = 0;
+            for (uint32_t o = 0; o < n; ++o) {
+                if (held[o] && !held[(o + d) % n] && !next[(o + d) % n]) {
+                    next[(o + d) % n] = 1;
+                    ++shards;
+                }
+            }
+            held = std::move(next);
+            if (shards > 0) {
+                m_patSteps.push_back({d, shards});
+            }
+        }
+        if (m_func == Func::ReduceScatter) {
+            std::reverse(m_patSteps.begin(), m_patSteps.end());
+        }
+        // The chunk (enqueue.cc): a Simple step, halved while the operation would fill few.
+        const uint64_t fill = m_func == Func::AllGather ? 32 : 16;
+        while (m_chunk * m_choice.nChannels * fill > m_bytes && m_chunk > (64u << 10)) {
+            m_chunk /= 2;
+        }
+    }
+    // Shards of `piece` bytes that one buffer slot carries, and the messages of steps [0, step).
+    static uint32_t patShardsPerMessage(uint64_t piece) {
+        return static_cast<uint32_t>(std::max<uint64_t>(1, kSimpleStepBytes / std::max<uint64_t>(1, piece)));
+    }
+    uint32_t patMessagesBefore(uint32_t step, uint64_t piece) const {
+        const uint32_t per = patShardsPerMessage(piece);
+        uint32_t messages = 0;
+        for (uint32_t k = 0; k < step; ++k) {
+            messages += (m_patSteps[k].shards + per - 1) / per;
+        }
+        return messages;
+    }
+    // Member `pos`'s peers at a step: all-gather sends behind and receives from ahead, reduce-scatter the
+    // reverse.
+    uint32_t patPeer(uint32_t pos, uint32_t step, bool sendTo) const {
+        const uint32_t n = size(), d = m_patSteps[step].distance % n;
+        const bool ahead = (m_func == Func::ReduceScatter) == sendTo;
+        return ahead ? (pos + d) % n : (pos + n - d) % n;
+    }
+    void patStart(uint32_t pos, uint32_t c, uint32_t slot) {
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        const uint32_t steps = static_cast<uint32_t>(m_patSteps.size());
+        if (steps == 0) {
+            chunkDone(pos, c, slot);
+            return;
+        }
+        s.step = 0;
+        s.received = 0;
+        s.sendsLeft = patMessagesBefore(steps, s.piece);
+        const uint32_t per = patShardsPerMessage(s.piece);
+        for (uint32_t k = 0; k < steps; ++k) {
+            for (uint32_t left = m_patSteps[k].shards; left > 0; left -= std::min(left, per)) {
+                expect(patPeer(pos, k, false), pos, c, kPat, slot, std::min(left, per) * s.piece,
+                       makeCallback<&Op::patReceived>(this, pack(pos, c, slot)));
+            }
+        }
+        patSend(pos, c, slot);
+    }
+    void patSend(uint32_t pos, uint32_t c, uint32_t slot) {
+        const Slot& s = m_members[pos].channels[c].slots[slot];
+        const uint32_t per = patShardsPerMessage(s.piece);
+        for (uint32_t left = m_patSteps[s.step].shards; left > 0; left -= std::min(left, per)) {
+            transfer(pos, patPeer(pos, s.step, true), c, kPat, slot, std::min(left, per) * s.piece,
+                     makeCallback<&Op::slotSent>(this, pack(pos, c, slot)));
+        }
+    }
+    void patReceived(uint64_t a) {
+        const uint32_t pos = posOf(a), c = channelOf(a), slot = slotOf(a);
+        Slot& s = m_members[pos].channels[c].slots[slot];
+        ++s.received;
+        const uint32_t steps = static_cast<uint32_t>(m_patSteps.size());
+        if (s.step + 1 < steps && s.received == patMessagesBefore(s.step + 1, s.piece)) {
+            ++s.step;
+            patSend(pos, c, slot);
+        }
+        slotMaybeDone(pos, c, slot);
+    }
+
     // --- In-network reduction: NVLS, NVLS-Tree, CollNet Direct
+
     // --------------------------------------------------------------------------------------------
     // Every loop of a channel gives each head (a server's GPU; with NICs, one per NIC) a share of the
     // channel's part of the buffer; the switches' reduction engines sum and copy:
@@ -1283,8 +1396,7 @@ private:
     uint64_t m_peerBytes = 0;
     uint32_t m_peerChannels = 1;
     uint32_t m_depth = kPipelineDepth;  // chunks in flight per member and channel
-                                        // In-network reduction: the engines' endpoints (NVLS: the server's;
-                                        // CollNet: per head), the heads per
+    // In-network reduction: the engines' endpoints (NVLS: the server's; CollNet: per head), the heads per
     // server, and per member its server and local index (CollNet).
     std::vector<Rank> m_engines;
     uint32_t m_heads = 1;
@@ -1294,6 +1406,7 @@ private:
         uint32_t proxy, to, origin, channel;
     };
     std::vector<Forward> m_forwards;  // PXN forwards, by callback argument
+    std::vector<PatStep> m_patSteps;  // PAT's schedule, in the order every member runs it
 };
 
 const std::vector<const char*>& ncclSettingNames() {
