@@ -68,6 +68,8 @@ TEST(CommandLines, BadNumbersAndArgumentsAreUsageErrors) {
         {"mlnet-ns3", "--fast-forward --fast-forward-window-us=0",
          "--fast-forward-window-us=0: is out of range"},
         {"mlnet-ns3", "--fast-forward-window-us=20", "--fast-forward-window-us needs --fast-forward"},
+        {"mlnet-ns3", "--memoize-episodes --fast-forward",
+         "--memoize-episodes and --fast-forward cannot be combined yet"},
         {"mlnet-ns3", "stray", "unexpected argument 'stray'"},
         {"mlnet-incast-study", "--senders=-1", "--senders=-1:"},
         {"mlnet-incast-study", "--senders=0",

@@ -720,6 +720,43 @@ TEST_F(MlnetNs3, NcclPatRunsAtPacketLevelUnderEveryCc) {
     }
 }
 
+// Memoized episodes on a training step: each layer's NCCL all-reduce over two servers of 8 GPUs repeats the
+// last one on idle links, so after the first it is replayed from its record; the step ends when the full
+// run's does (to 0.01 %), under every CC, and most of the bytes come from records.
+TEST_F(MlnetNs3, MemoizedEpisodesReplayRepeatedCollectivesAtTheFullRunsTime) {
+    const std::string net = write("two-servers-memo.json", R"({"topology": {"builder": "rail-optimised",
+        "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"}}})");
+    const std::string system = write("nccl-memo.json", R"({"scheduling-policy": "FIFO", "endpoint-delay": 0,
+        "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+        "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+        "all-to-all-implementation": ["direct"], "collective-library": "nccl", "nccl-gpu": "h100"})");
+    const std::string prefix = m_dir + "/chain";
+    ASSERT_EQ(
+        std::system((std::string(MLNET_BIN_DIR) +
+                     "/mlnet-tracegen --pattern chain --layers 8 --npus 16 --size 4194304 --compute-us 50 "
+                     "--output " +
+                     prefix + " > /dev/null")
+                        .c_str()),
+        0);
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+        SCOPED_TRACE(cc);
+        const ToolRun full = ns3(prefix, net, std::string("--cc=") + cc, system);
+        const ToolRun memo = ns3(prefix, net, std::string("--memoize-episodes --cc=") + cc, system);
+        ASSERT_EQ(full.status, 0) << full.err;
+        ASSERT_EQ(memo.status, 0) << memo.err;
+        const double fullNs = full.summary["iteration_time_ns"].get<double>();
+        EXPECT_NEAR(memo.summary["iteration_time_ns"].get<double>(), fullNs, 1e-4 * fullNs);
+        const auto& e = memo.summary["episode_memo"];
+        EXPECT_GE(e["replayed"].get<uint64_t>(), 6u) << e;
+        EXPECT_GT(e["replayed_message_bytes"].get<double>(),
+                  0.6 * memo.summary["network"]["message_bytes"].get<double>())
+            << e;
+        EXPECT_EQ(memo.summary["network"]["delivered_bytes"], full.summary["network"]["delivered_bytes"]);
+        EXPECT_FALSE(full.summary.contains("episode_memo"));
+    }
+}
+
 // In-network reduction at packet level: an all-reduce of 8 MiB whose shares travel to reducing switches'
 // engines and whose sums come back, as RoCE flows of their own, under every CC: no drops, the algorithm
 // NCCL's settings ask for, the engines' bytes in and out the closed form, and the time within `tolerance` of

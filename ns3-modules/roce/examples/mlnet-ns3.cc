@@ -60,7 +60,7 @@ struct Options {
     uint64_t queuesPerDim = 1;
     double injectionScale = 1, commScale = 1, computeScale = 1;
     bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
-    bool fastForward = false;
+    bool fastForward = false, memoize = false;
     double fastForwardWindowUs = 0;  // 0: the congestion control's
     uint64_t seed = 0;               // 0: the description's
     uint64_t maxMemoryBytes = availableMemoryBytes();
@@ -81,6 +81,10 @@ struct Options {
     bool readPort() {
         if (!fastForwardWindowText.empty() && !fastForward) {
             portError = "--fast-forward-window-us needs --fast-forward";
+            return false;
+        }
+        if (memoize && fastForward) {
+            portError = "--memoize-episodes and --fast-forward cannot be combined yet";
             return false;
         }
         if (rateTracePortText.empty()) {
@@ -204,7 +208,7 @@ int run(int argcGiven, char** argvGiven) {
     if (!tool.TakeAttributes(argc, argv) ||
         !tool.CheckFlags(argc, argv,
                          {"rendezvous-protocol", "overlap-collectives", "strict", "quiet",
-                          "compare-analytical", "fast-forward"})) {
+                          "compare-analytical", "fast-forward", "memoize-episodes"})) {
         std::cerr << tool.error() << "\n";
         return 1;
     }
@@ -279,6 +283,11 @@ int run(int argcGiven, char** argvGiven) {
         "skip network time through steady states (flows at stable rates, queues stable): every message "
         "end, new flow and transient still runs packet by packet; summary.json tells what was skipped",
         o.fastForward);
+    cmd.AddValue("memoize-episodes",
+                 "replay an episode (messages on cables that were idle, until they are done) that repeats a "
+                 "recorded one exactly, instead of simulating its packets; summary.json tells what was "
+                 "replayed",
+                 o.memoize);
     tool.AddText(
         cmd, "fast-forward-window-us",
         "with --fast-forward, the sampling window in microseconds (default: 10 none, 20 hpcc, 40 dctcp "
@@ -426,6 +435,7 @@ int run(int argcGiven, char** argvGiven) {
     settings.fabric.seed = o.seed ? o.seed : settings.seed;
     settings.fabric.pcapPath = o.pcap;
     settings.fabric.switches.queueHistograms = true;
+    settings.fabric.memoizeEpisodes = o.memoize;
     if (o.fastForward) {
         settings.fabric.fastForward.enabled = true;
         settings.fabric.fastForward.windowPs = o.fastForwardWindowUs > 0

@@ -81,6 +81,9 @@ struct FabricSettings {
     bool hugePageHeap = true;
     // Skip network time through steady states (fast-forward.h); off: every packet is simulated.
     FastForwardSettings fastForward;
+    // Replay repeated episodes from a record instead of simulating them (episode-memo.h). Needs one queue
+    // pair per message (reuseConnections off) and fast-forward off.
+    bool memoizeEpisodes = false;
 };
 
 // The largest seed ns-3's RngSeedManager takes: its MRG32k3a streams need a seed below m1 = 4294967087

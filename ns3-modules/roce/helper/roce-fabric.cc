@@ -220,6 +220,21 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
             m_settings.fastForward, m_nics, std::move(switches), std::move(devices), &m_pauseFrames,
             m_settings.nic.mtuPayloadBytes, m_settings.nic.ackChunkBytes);
     }
+    if (m_settings.memoizeEpisodes) {
+        if (m_settings.reuseConnections || m_settings.fastForward.enabled) {
+            diag.error("memoized episodes need one queue pair per message and fast-forward off");
+            return;
+        }
+        EpisodeMemo::Fabric hooks;
+        hooks.sourcePort = [this](uint32_t src, uint32_t dst) { return NextSourcePort(src, dst); };
+        hooks.start = [this](uint64_t id, uint32_t src, uint32_t dst, uint64_t size, uint8_t priority,
+                             uint16_t sport, uint16_t dport, RoceNic::Done sent, RoceNic::Received received) {
+            StartOnOwnQp(id, src, dst, size, priority, sport, dport, std::move(sent), std::move(received));
+        };
+        hooks.disturbances = [this] { return Disturbances(); };
+        m_memo = std::make_unique<EpisodeMemo>(*m_routing, static_cast<uint32_t>(m_spec->cables.size()),
+                                               m_settings.nic.mtuPayloadBytes, std::move(hooks));
+    }
 }
 
 int64_t RoceFabric::AssignStreams(int64_t stream) {
@@ -429,15 +444,16 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     if (m_fastForward) {
         m_fastForward->Touch();
     }
+    if (m_memo) {
+        m_memo->Start(messageId, srcHost, dstHost, sizeBytes, priority, flowDstPort, std::move(sent),
+                      std::move(received));
+        return;
+    }
     RoceNic& src = *m_nics[srcHost];
     RoceNic& dst = *m_nics[dstHost];
     if (!m_settings.reuseConnections) {
-        const uint16_t sport = NextSourcePort(srcHost, dstHost);
-        const cc::FlowParams params = FlowParamsFor(srcHost, dstHost);
-        const uint32_t context = dst.OpenReceive(messageId, srcHost, sport, flowDstPort);
-        dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
-        src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
-                      std::move(sent));
+        StartOnOwnQp(messageId, srcHost, dstHost, sizeBytes, priority, NextSourcePort(srcHost, dstHost),
+                     flowDstPort, std::move(sent), std::move(received));
         return;
     }
     // One queue pair per (source, destination, priority), opened by its first message and kept for the run,
@@ -455,6 +471,29 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     }
     dst.ExpectMessage(c.receiveContext, messageId, sizeBytes, std::move(received));
     src.SendMessage(c.qp, messageId, sizeBytes, std::move(sent));
+}
+
+void RoceFabric::StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
+                              uint8_t priority, uint16_t sport, uint16_t flowDstPort, RoceNic::Done sent,
+                              RoceNic::Received received) {
+    RoceNic& src = *m_nics[srcHost];
+    RoceNic& dst = *m_nics[dstHost];
+    const cc::FlowParams params = FlowParamsFor(srcHost, dstHost);
+    const uint32_t context = dst.OpenReceive(messageId, srcHost, sport, flowDstPort);
+    dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
+    src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
+                  std::move(sent));
+}
+
+uint64_t RoceFabric::Disturbances() const {
+    uint64_t n = TotalDrops() + m_pauseFrames;
+    for (const auto& sw : m_switches) {
+        n += sw->EcnMarks();
+    }
+    for (const RoceNic* nic : m_nics) {
+        n += nic->Timeouts() + nic->NacksSent() + nic->RetransmittedBytes() + nic->CnpsSent();
+    }
+    return n;
 }
 
 uint16_t RoceFabric::NextSourcePort(uint32_t srcHost, uint32_t dstHost) {
@@ -485,11 +524,14 @@ void RoceFabric::TakeDown(uint32_t cable) {
     if (m_fastForward) {
         m_fastForward->Touch();
     }
+    if (m_memo) {
+        m_memo->CableDown(cable);
+    }
     m_channels[cable]->SetDown();
 }
 
 bool RoceFabric::NetworkAhead() const {
-    return m_fastForward && m_fastForward->Ahead();
+    return (m_fastForward && m_fastForward->Ahead()) || (m_memo && m_memo->Replaying());
 }
 
 const FastForwardStats* RoceFabric::FinishFastForward() {
@@ -522,7 +564,7 @@ uint64_t RoceFabric::DeliveredBytes() const {
     for (const RoceNic* nic : m_nics) {
         bytes += nic->DeliveredBytes();
     }
-    return bytes;
+    return bytes + (m_memo ? m_memo->DeliveredBytes() : 0);
 }
 
 std::string RoceFabric::DescribeActive() const {

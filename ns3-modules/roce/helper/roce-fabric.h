@@ -14,6 +14,7 @@
 
 #include "ns3/node.h"
 
+#include "episode-memo.h"
 #include "fabric-settings.h"
 #include "network/routing.h"
 #include "network/topology-spec.h"
@@ -114,6 +115,8 @@ public:
     const FastForwardStats* FastForwardResult() const {
         return m_fastForward ? &m_fastForward->Stats() : nullptr;
     }
+    // With FabricSettings::memoizeEpisodes: what was replayed instead of simulated. Null without it.
+    const EpisodeMemoStats* EpisodeMemoResult() const { return m_memo ? &m_memo->Stats() : nullptr; }
 
     // PFC frames received so far, in order; empty once a sink takes them (SetPfcSink).
     const std::vector<PfcEvent>& Pfc() const { return m_pfc; }
@@ -186,7 +189,14 @@ private:
     std::unordered_map<uint64_t, Connection> m_connections;  // reuseConnections: by (src, dst, priority)
     uint64_t m_nextConnection = uint64_t{1} << 62;           // ids apart from message ids
     void TakeDown(uint32_t cable);
+    // A message on a queue pair of its own, from UDP source port `sport`.
+    void StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
+                      uint8_t priority, uint16_t sport, uint16_t flowDstPort, RoceNic::Done sent,
+                      RoceNic::Received received);
+    // What makes a running episode unclean for the memo: marks, pauses, drops, timeouts, NACKs, resends.
+    uint64_t Disturbances() const;
     std::unique_ptr<FabricFastForward> m_fastForward;
+    std::unique_ptr<EpisodeMemo> m_memo;
     std::vector<PfcEvent> m_pfc;
     std::function<void(const PfcEvent&)> m_pfcSink;
     uint64_t m_pauseFrames = 0;

@@ -73,6 +73,9 @@ NetworkTotals networkTotals(const RoceFabric& fabric) {
         t.pausedPs += static_cast<TimePs>(std::llround(ff->pausedPs));
         t.dataPacketHops += static_cast<uint64_t>(std::llround(ff->dataPacketHops));
     }
+    if (const EpisodeMemoStats* memo = fabric.EpisodeMemoResult()) {
+        t.dataPacketHops += memo->replayedPacketHops;
+    }
     for (auto& [tier, q] : t.tiers) {
         // A bucket's upper bound can exceed the largest queue seen; the percentile cannot.
         q.p99Bytes = std::min(histograms[tier].QuantileBytes(0.99), q.maxBytes);

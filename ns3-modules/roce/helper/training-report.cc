@@ -205,6 +205,22 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
                              {"data_packet_hops", std::llround(ff->dataPacketHops)}};
         j["fast_forward"] = f;
     }
+    if (const EpisodeMemoStats* memo = inputs.fabric.EpisodeMemoResult()) {
+        nlohmann::ordered_json e;
+        e["episodes"] = memo->episodes;
+        e["recorded"] = memo->recorded;
+        e["replayed"] = memo->replayed;
+        e["diverged"] = memo->diverged;
+        e["replayed_messages"] = memo->replayedMessages;
+        e["replayed_message_bytes"] = memo->replayedBytes;
+        e["resumed_messages"] = memo->resumedMessages;
+        // Summed over replayed episodes, which may run at the same time: not a fraction of the iteration.
+        e["replayed_episode_ns"] = psToNs(memo->replayedPs);
+        // Included in "network" above: the replayed messages' packets over their paths (no ECN mark, CNP or
+        // pause: only clean episodes are recorded).
+        e["extrapolated"] = {{"data_packet_hops", memo->replayedPacketHops}};
+        j["episode_memo"] = e;
+    }
     if (!run.background.is_null()) {
         j["background"] = run.background;
     }
