@@ -755,6 +755,15 @@ TEST_F(MlnetNs3, MemoizedEpisodesReplayRepeatedCollectivesAtTheFullRunsTime) {
         EXPECT_EQ(memo.summary["network"]["delivered_bytes"], full.summary["network"]["delivered_bytes"]);
         EXPECT_FALSE(full.summary.contains("episode_memo"));
     }
+    // Queue pairs kept from message to message carry CC state no record holds: refused, with the key.
+    const std::string perPeer =
+        write("two-servers-per-peer.json", R"({"topology": {"builder": "rail-optimised",
+        "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"}},
+        "nic": {"connections": "per-peer"}})");
+    const ToolRun refused = ns3(prefix, perPeer, "--memoize-episodes", system);
+    EXPECT_NE(refused.status, 0);
+    EXPECT_NE(refused.err.find("\"connections\": \"per-message\""), std::string::npos) << refused.err;
 }
 
 // In-network reduction at packet level: an all-reduce of 8 MiB whose shares travel to reducing switches'

@@ -222,7 +222,10 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     }
     if (m_settings.memoizeEpisodes) {
         if (m_settings.reuseConnections || m_settings.fastForward.enabled) {
-            diag.error("memoized episodes need one queue pair per message and fast-forward off");
+            diag.error(
+                "memoized episodes (--memoize-episodes) need one queue pair per message (\"nic\": "
+                "{\"connections\": "
+                "\"per-message\"}, the default) and fast-forward off");
             return;
         }
         EpisodeMemo::Fabric hooks;
