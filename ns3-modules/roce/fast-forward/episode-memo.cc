@@ -54,14 +54,7 @@ bool EpisodeMemo::Footprint(uint32_t src, uint32_t dst, uint16_t sport, uint16_t
 }
 
 uint32_t EpisodeMemo::NewEpisode(TimePs now) {
-    uint32_t e;
-    if (!m_freeEpisodes.empty()) {
-        e = m_freeEpisodes.back();
-        m_freeEpisodes.pop_back();
-    } else {
-        e = static_cast<uint32_t>(m_episodes.size());
-        m_episodes.emplace_back();
-    }
+    const uint32_t e = m_episodes.acquire();
     Episode& ep = m_episodes[e];
     ep.mode = Mode::Recording;
     ep.startPs = now;
@@ -78,13 +71,7 @@ uint32_t EpisodeMemo::NewEpisode(TimePs now) {
 }
 
 uint32_t EpisodeMemo::NewMessage() {
-    if (!m_freeMessages.empty()) {
-        const uint32_t m = m_freeMessages.back();
-        m_freeMessages.pop_back();
-        return m;
-    }
-    m_messages.emplace_back();
-    return static_cast<uint32_t>(m_messages.size() - 1);
+    return m_messages.acquire();
 }
 
 void EpisodeMemo::Claim(uint32_t e, const std::vector<uint32_t>& cables) {
@@ -117,7 +104,7 @@ void EpisodeMemo::Start(uint64_t messageId, uint32_t src, uint32_t dst, uint64_t
             m_fabric.start(messageId, src, dst, sizeBytes, priority, sport, flowDstPort, std::move(msg.sent),
                            std::move(msg.received));
             ++msg.generation;
-            m_freeMessages.push_back(m);
+            m_messages.release(m);
             return;
         }
     }
@@ -479,7 +466,7 @@ void EpisodeMemo::Merge(uint32_t into, uint32_t from) {
     b.messages.clear();
     b.cables.clear();
     ++b.generation;
-    m_freeEpisodes.push_back(from);
+    m_episodes.release(from);
 }
 
 void EpisodeMemo::Close(uint32_t e) {
@@ -512,12 +499,12 @@ void EpisodeMemo::Close(uint32_t e) {
         ++msg.generation;
         msg.sent = nullptr;
         msg.received = nullptr;
-        m_freeMessages.push_back(m);
+        m_messages.release(m);
     }
     ep.messages.clear();
     ep.cables.clear();
     ++ep.generation;
-    m_freeEpisodes.push_back(e);
+    m_episodes.release(e);
 }
 
 void EpisodeMemo::Keep(const Episode& ep) {

@@ -26,6 +26,7 @@
 
 #include "network/routing.h"
 #include "roce-nic.h"
+#include "util/pools.h"
 
 namespace mlnet::roce {
 
@@ -166,10 +167,8 @@ private:
     uint32_t m_mtuPayloadBytes;
     Fabric m_fabric;
     std::vector<uint32_t> m_owner;  // per cable: episode + 1, or 0 when free
-    std::vector<Episode> m_episodes;
-    std::vector<uint32_t> m_freeEpisodes;
-    std::vector<Message> m_messages;
-    std::vector<uint32_t> m_freeMessages;
+    SlotPool<Episode> m_episodes;
+    SlotPool<Message> m_messages;
     std::vector<std::unique_ptr<Record>> m_store;
     // Records by the ContentKey of each input in their first instant (any of them may arrive first).
     std::unordered_map<uint64_t, std::vector<Record*>> m_byFirst;
