@@ -596,6 +596,12 @@ int run(int argcGiven, char** argvGiven) {
                                       "\"skipped\": \"network time at steady rates\"");
             }
         }
+        if (const EpisodeMemoStats* memo = fabric.EpisodeMemoResult()) {
+            for (const EpisodeMemoStats::Span& span : memo->spans) {
+                timeline->networkSpan("replayed episode", psToNs(span.startPs), psToNs(span.endPs),
+                                      "\"messages\": " + std::to_string(span.messages));
+            }
+        }
         timeline->close();
     }
     RunInputs inputs{

@@ -393,6 +393,8 @@ void EpisodeMemo::Completed(uint32_t m, bool sentSide) {
                 end = std::max(end, o.sentPs);
             }
             m_stats.replayedPs += end;
+            m_stats.spans.push_back(
+                {ep.startPs, ep.startPs + end, static_cast<uint32_t>(ep.messages.size())});
         }
         ns3::Simulator::Schedule(ns3::PicoSeconds(kLingerPs), &EpisodeMemo::LingerEnd, this, e, ep.generation,
                                  ++ep.lingerTicket);

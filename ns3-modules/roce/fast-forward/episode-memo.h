@@ -41,6 +41,11 @@ struct EpisodeMemoStats {
     uint64_t resumedMessages = 0;     // messages of ended replays that went on at packet level
     TimePs replayedPs = 0;            // summed length of the replayed episodes (they may overlap)
     uint64_t replayedPacketHops = 0;  // data packet-hops the replayed messages stand for
+    struct Span {
+        TimePs startPs, endPs;
+        uint32_t messages;
+    };
+    std::vector<Span> spans;  // the replayed episodes, for the timeline
 };
 
 class EpisodeMemo {
