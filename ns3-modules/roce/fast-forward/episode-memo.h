@@ -84,9 +84,10 @@ private:
     // The core's clock counts nanoseconds, so a repeat's messages may start up to this much apart relative to
     // its episode's start (the sub-nanosecond phase of the start differs); inputs match within it.
     static constexpr TimePs kTiePs = 2000;
-    // An episode ends when its cables have been idle this long: a collective's steps, a GPU-side pause apart,
-    // stay one episode, so its repeats cut the same way.
-    static constexpr TimePs kLingerPs = 20'000'000;
+    // An episode ends when its cables have been idle this long: a message its last completion starts (in
+    // whatever order same-instant events run) and a collective's next step after a short GPU-side pause stay
+    // in it, so repeats are cut the same way.
+    static constexpr TimePs kLingerPs = 2'000'000;
     struct Input {    // a message as an episode's key sees it
         TimePs atPs;  // relative to the episode's start in records, absolute in messages
         uint32_t src, dst;
