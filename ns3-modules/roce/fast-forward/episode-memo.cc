@@ -58,7 +58,7 @@ uint32_t EpisodeMemo::NewEpisode(TimePs now) {
     Episode& ep = m_episodes[e];
     ep.mode = Mode::Recording;
     ep.startPs = now;
-    ep.disturbancesAtStart = m_fabric.disturbances();
+    ep.disturbancesAtStart = Disturbances();
     ep.open = 0;
     ep.cables.clear();
     ep.messages.clear();
@@ -68,6 +68,34 @@ uint32_t EpisodeMemo::NewEpisode(TimePs now) {
     ep.scan = 0;
     ep.counted = false;
     return e;
+}
+
+uint64_t EpisodeMemo::Disturbances() {
+    const uint64_t n = m_fabric.disturbances();
+    if (n != m_lastDisturbances) {
+        m_lastDisturbances = n;
+        m_disturbedAtPs = simNowPs();
+    }
+    return n;
+}
+
+void EpisodeMemo::Join(uint32_t e, uint32_t m) {
+    m_messages[m].episode = e;
+    m_messages[m].slot = static_cast<uint32_t>(m_episodes[e].messages.size());
+    m_episodes[e].messages.push_back(m);
+}
+
+void EpisodeMemo::Forget(uint32_t e, uint32_t m) {
+    std::vector<uint32_t>& list = m_episodes[e].messages;
+    const uint32_t slot = m_messages[m].slot, last = list.back();
+    list[slot] = last;
+    m_messages[last].slot = slot;
+    list.pop_back();
+    Message& msg = m_messages[m];
+    ++msg.generation;
+    msg.sent = nullptr;
+    msg.received = nullptr;
+    m_messages.release(m);
 }
 
 uint32_t EpisodeMemo::NewMessage() {
@@ -123,8 +151,7 @@ void EpisodeMemo::Start(uint64_t messageId, uint32_t src, uint32_t dst, uint64_t
     if (m_owners.empty()) {
         // Idle cables: a new episode, replayed when a record starts with this message.
         const uint32_t e = NewEpisode(now);
-        m_messages[m].episode = e;
-        m_episodes[e].messages.push_back(m);
+        Join(e, m);
         Claim(e, m_cables);
         if (!ReplayFromStart(e, m, key)) {
             Simulate(m, sizeBytes, sport);
@@ -147,8 +174,7 @@ void EpisodeMemo::Start(uint64_t messageId, uint32_t src, uint32_t dst, uint64_t
             Merge(into, o);
         }
     }
-    m_messages[m].episode = into;
-    m_episodes[into].messages.push_back(m);
+    Join(into, m);
     Claim(into, m_cables);
     Simulate(m, sizeBytes, sport);
 }
@@ -166,8 +192,7 @@ bool EpisodeMemo::ReplayExpected(uint32_t m, uint64_t key) {
             continue;
         }
         m_expected.erase(it);
-        m_messages[m].episode = e;
-        m_episodes[e].messages.push_back(m);
+        Join(e, m);
         Claim(e, m_cables);
         Replay(e, m, index);
         return true;
@@ -207,6 +232,12 @@ bool EpisodeMemo::ReplayFromStart(uint32_t e, uint32_t m, uint64_t key) {
             return false;
         }
         m_learn.erase(learn);
+    }
+    if (m_lastDisturbances > 0 && simNowPs() < m_disturbedAtPs + kQuietPs) {
+        return false;
+    }
+    if (m_stats.diverged > kDivergenceGrace && m_stats.diverged * 4 > m_stats.replayed) {
+        return false;  // replays here end more often than they finish: the approximation would dominate
     }
     Episode& ep = m_episodes[e];
     ep.mode = Mode::Replaying;
@@ -381,6 +412,13 @@ void EpisodeMemo::Completed(uint32_t m, bool sentSide) {
     Message& msg = m_messages[m];
     (sentSide ? msg.sentDone : msg.receivedDone) = true;
     const uint32_t e = msg.episode;
+    Episode& episode = m_episodes[e];
+    if (episode.mode == Mode::Recording && episode.messages.size() > kMaxRecordedMessages / 10) {
+        episode.mode = Mode::Live;  // too large to keep: its records would be memory for nothing
+    }
+    if (episode.mode == Mode::Live && msg.sentDone && msg.receivedDone) {
+        Forget(e, m);  // a simulated episode keeps only what is in flight
+    }
     if (--m_episodes[e].open == 0) {
         // Idle cables, but the episode's next step may be about to start: it ends only if none does.
         Episode& ep = m_episodes[e];
@@ -459,6 +497,7 @@ void EpisodeMemo::Merge(uint32_t into, uint32_t from) {
     a.open += b.open;
     for (uint32_t m : b.messages) {
         m_messages[m].episode = into;
+        m_messages[m].slot = static_cast<uint32_t>(a.messages.size());
         a.messages.push_back(m);
     }
     for (uint32_t c : b.cables) {
@@ -476,7 +515,7 @@ void EpisodeMemo::Close(uint32_t e) {
     ++m_stats.episodes;
     switch (ep.mode) {
         case Mode::Recording:
-            if (m_fabric.disturbances() == ep.disturbancesAtStart) {
+            if (Disturbances() == ep.disturbancesAtStart) {
                 Keep(ep);
             }
             break;
@@ -510,6 +549,10 @@ void EpisodeMemo::Close(uint32_t e) {
 }
 
 void EpisodeMemo::Keep(const Episode& ep) {
+    if (ep.messages.size() > kMaxRecordedMessages / 10 ||
+        m_recordedMessages + ep.messages.size() > kMaxRecordedMessages) {
+        return;
+    }
     std::vector<uint32_t> order = ep.messages;
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
         const Message &x = m_messages[a], &y = m_messages[b];
@@ -535,6 +578,7 @@ void EpisodeMemo::Keep(const Episode& ep) {
     }
     ++count;
     ++m_stats.recorded;
+    m_recordedMessages += record->inputs.size();
     for (uint32_t i = 0; i < record->inputs.size() && record->inputs[i].atPs <= kTiePs; ++i) {
         std::vector<Record*>& list = m_byFirst[record->keys[i]];
         if (std::find(list.begin(), list.end(), record.get()) == list.end()) {

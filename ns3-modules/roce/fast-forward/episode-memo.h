@@ -112,6 +112,7 @@ private:
         uint16_t sport = 0, dport = 0;
         uint32_t pathHops = 0;     // cables of the data path
         uint32_t recordIndex = 0;  // Replayed: its place in the record
+        uint32_t slot = 0;         // its place in its episode's list
         State state = State::Simulated;
         bool receivedDone = false, sentDone = false;
         TimePs receivedAtPs = 0, sentAtPs = 0;
@@ -146,6 +147,8 @@ private:
     static bool Near(TimePs a, TimePs b) { return (a > b ? a - b : b - a) <= kTiePs; }
     uint32_t NewEpisode(TimePs now);
     uint32_t NewMessage();
+    void Join(uint32_t e, uint32_t m);
+    void Forget(uint32_t e, uint32_t m);
     // The cables of a message's data and ACK paths into m_cables, sorted; false when there is no route.
     bool Footprint(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, Message& msg);
     void Claim(uint32_t e, const std::vector<uint32_t>& cables);
@@ -192,6 +195,19 @@ private:
     uint64_t m_replayedInFlight = 0;
     EpisodeMemoStats m_stats;
     static constexpr uint32_t kRecordsPerKey = 8;
+    // Records are kept up to this many messages in all (about 72 bytes each), each of at most a tenth of it:
+    // an episode that large (a congested step's all of it) does not come back.
+    static constexpr uint64_t kMaxRecordedMessages = 1u << 20;
+    // No replay starts until the network has been free of marks, pauses, drops and resends this long: in a
+    // congested phase a replay would soon be cut short, and what the cut-short messages lose is the model's
+    // approximation.
+    static constexpr TimePs kQuietPs = 200'000'000;
+    // Nor once more than a fifth of the replays (beyond the first few) have ended in a divergence.
+    static constexpr uint64_t kDivergenceGrace = 16;
+    uint64_t Disturbances();  // the fabric's count, noting when it last moved
+    uint64_t m_recordedMessages = 0;
+    uint64_t m_lastDisturbances = 0;
+    TimePs m_disturbedAtPs = 0;
 };
 
 }  // namespace mlnet::roce
