@@ -14,7 +14,9 @@
 // level with the bytes their recorded progress leaves them (a fresh queue pair each; queues and CC state
 // start empty, which is what makes this an approximation), and the episode is simulated from there on. A
 // switch's shared buffer couples ports of different episodes; clean episodes never fill a buffer far
-// enough to mark or pause, which is why only those are recorded.
+// enough to mark or pause, which is why only those are recorded. Since an ended replay is an approximation,
+// replays back off where they would end often: none starts shortly after a mark or pause anywhere, and none
+// once a fifth of them have diverged.
 #ifndef MLNET_ROCE_EPISODE_MEMO_H
 #define MLNET_ROCE_EPISODE_MEMO_H
 
