@@ -6,16 +6,9 @@
 #include "ns3/simulator.h"
 
 #include "roce-timing.h"
+#include "state-hash.h"
 
 namespace mlnet::roce {
-
-namespace {
-
-uint64_t Mix(uint64_t h, uint64_t v) {
-    return ecmpMix(h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2)));
-}
-
-}  // namespace
 
 EpisodeMemo::EpisodeMemo(const Routing& routing, uint32_t cables, uint32_t mtuPayloadBytes, Fabric fabric)
     : m_routing(routing),
@@ -26,9 +19,9 @@ EpisodeMemo::EpisodeMemo(const Routing& routing, uint32_t cables, uint32_t mtuPa
 EpisodeMemo::~EpisodeMemo() = default;
 
 uint64_t EpisodeMemo::ContentKey(const Input& in) {
-    uint64_t h = Mix(uint64_t{in.src} << 32 | in.dst, in.sizeBytes);
-    h = Mix(h, in.priority);
-    return Mix(h, in.pathHash);
+    uint64_t h = MixHash(uint64_t{in.src} << 32 | in.dst, in.sizeBytes);
+    h = MixHash(h, in.priority);
+    return MixHash(h, in.pathHash);
 }
 
 bool EpisodeMemo::Footprint(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, Message& msg) {
@@ -41,10 +34,10 @@ bool EpisodeMemo::Footprint(uint32_t src, uint32_t dst, uint16_t sport, uint16_t
     msg.pathHops = static_cast<uint32_t>(m_cables.size());
     uint64_t h = m_cables.size();
     for (uint32_t c : m_cables) {
-        h = Mix(h, c);
+        h = MixHash(h, c);
     }
     for (uint32_t c : m_ackCables) {
-        h = Mix(h, c);
+        h = MixHash(h, c);
     }
     msg.input.pathHash = h;
     m_cables.insert(m_cables.end(), m_ackCables.begin(), m_ackCables.end());

@@ -7,15 +7,11 @@
 #include "ns3/abort.h"
 
 #include "roce-simulator-impl.h"
+#include "state-hash.h"
 
 namespace mlnet::roce {
 
 namespace {
-
-uint64_t Mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    return h * 0xBF58476D1CE4E5B9ull;
-}
 
 // Whether every window's value lies within max(fraction x mean, floor) of the windows' mean.
 template <typename Value>
@@ -170,10 +166,10 @@ void FabricFastForward::Take(Snapshot& s) const {
     }
     uint64_t h = 0;
     for (const RoceNic::QpProgress& q : s.qps) {
-        h = Mix(h, uint64_t{q.host} << 40 ^ uint64_t{q.qp} << 8 ^ q.generation);
-        h = Mix(h, q.busy);
+        h = MixHash(h, uint64_t{q.host} << 40 ^ uint64_t{q.qp} << 8 ^ q.generation);
+        h = MixHash(h, q.busy);
     }
-    s.qpSetHash = Mix(h, s.qps.size());
+    s.qpSetHash = MixHash(h, s.qps.size());
     for (const RoceSwitch* sw : m_switches) {
         s.counters.ecnMarks += sw->EcnMarks();
         s.counters.losses += sw->Drops();
