@@ -84,15 +84,15 @@ void EpisodeMemo::Forget(uint32_t e, uint32_t m) {
     list[slot] = last;
     m_messages[last].slot = slot;
     list.pop_back();
+    Release(m);
+}
+
+void EpisodeMemo::Release(uint32_t m) {
     Message& msg = m_messages[m];
-    ++msg.generation;
+    ++msg.generation;  // its pending callbacks and replay events no longer apply
     msg.sent = nullptr;
     msg.received = nullptr;
     m_messages.release(m);
-}
-
-uint32_t EpisodeMemo::NewMessage() {
-    return m_messages.acquire();
 }
 
 void EpisodeMemo::Claim(uint32_t e, const std::vector<uint32_t>& cables) {
@@ -108,7 +108,7 @@ void EpisodeMemo::Start(uint64_t messageId, uint32_t src, uint32_t dst, uint64_t
                         uint16_t flowDstPort, RoceNic::Done sent, RoceNic::Received received) {
     const TimePs now = simNowPs();
     const uint16_t sport = m_fabric.sourcePort(src, dst);
-    const uint32_t m = NewMessage();
+    const uint32_t m = m_messages.acquire();
     {
         Message& msg = m_messages[m];
         msg.input = Input{now, src, dst, sizeBytes, priority, 0};
@@ -124,8 +124,7 @@ void EpisodeMemo::Start(uint64_t messageId, uint32_t src, uint32_t dst, uint64_t
         if (!Footprint(src, dst, sport, flowDstPort, msg)) {
             m_fabric.start(messageId, src, dst, sizeBytes, priority, sport, flowDstPort, std::move(msg.sent),
                            std::move(msg.received));
-            ++msg.generation;
-            m_messages.release(m);
+            Release(m);
             return;
         }
     }
@@ -529,11 +528,7 @@ void EpisodeMemo::Close(uint32_t e) {
         }
     }
     for (uint32_t m : ep.messages) {
-        Message& msg = m_messages[m];
-        ++msg.generation;
-        msg.sent = nullptr;
-        msg.received = nullptr;
-        m_messages.release(m);
+        Release(m);
     }
     ep.messages.clear();
     ep.cables.clear();

@@ -148,9 +148,9 @@ private:
     }
     static bool Near(TimePs a, TimePs b) { return (a > b ? a - b : b - a) <= kTiePs; }
     uint32_t NewEpisode(TimePs now);
-    uint32_t NewMessage();
     void Join(uint32_t e, uint32_t m);
-    void Forget(uint32_t e, uint32_t m);
+    void Forget(uint32_t e, uint32_t m);  // out of its episode's list, and released
+    void Release(uint32_t m);
     // The cables of a message's data and ACK paths into m_cables, sorted; false when there is no route.
     bool Footprint(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, Message& msg);
     void Claim(uint32_t e, const std::vector<uint32_t>& cables);
