@@ -43,6 +43,7 @@ target_link_libraries(mlnet_astra_core_shared PUBLIC nlohmann_json::nlohmann_jso
 mlnet_shared_library(mlnet_roce_shared mlnet-roce roce mlnet_roce_wire mlnet_roce_formats mlnet_roce)
 target_include_directories(mlnet_roce_shared INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/ns3-modules/roce/model>
                                                        $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/ns3-modules/roce/fast-forward>
+                                                       $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/ns3-modules/roce/scale-up>
                                                        $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper>)
 target_link_libraries(mlnet_roce_shared PUBLIC mlnet_astra_core_shared mlnet_cc_shared mlnet::ns3)
 
@@ -55,7 +56,8 @@ install(EXPORT mlnetTargets NAMESPACE mlnet:: DESTINATION ${MLNET_INSTALL_CMAKED
 # controls' lie flat, as they include one another; et_def.pb.h is the trace writer's.
 set(include_dir ${CMAKE_INSTALL_INCLUDEDIR}/mlnet)
 install(DIRECTORY astra-core/ DESTINATION ${include_dir} FILES_MATCHING PATTERN "*.h" PATTERN tools EXCLUDE)
-install(DIRECTORY congestion/ ns3-modules/roce/model/ ns3-modules/roce/fast-forward/ ns3-modules/roce/helper/
+install(DIRECTORY congestion/ ns3-modules/roce/model/ ns3-modules/roce/fast-forward/ ns3-modules/roce/scale-up/
+                  ns3-modules/roce/helper/
         DESTINATION ${include_dir}
         FILES_MATCHING PATTERN "*.h")
 install(FILES ${CMAKE_BINARY_DIR}/extern/chakra/et_def.pb.h DESTINATION ${include_dir})

@@ -33,7 +33,8 @@ endfunction()
 mlnet_module_header(astra-core ${CMAKE_SOURCE_DIR}/astra-core TREE ${CMAKE_SOURCE_DIR}/astra-core/*.h)
 mlnet_module_header(congestion ${CMAKE_SOURCE_DIR}/congestion FLAT ${CMAKE_SOURCE_DIR}/congestion/*.h)
 mlnet_module_header(roce ${CMAKE_SOURCE_DIR}/ns3-modules/roce FLAT ${CMAKE_SOURCE_DIR}/ns3-modules/roce/model/*.h
-                    ${CMAKE_SOURCE_DIR}/ns3-modules/roce/fast-forward/*.h ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/*.h)
+                    ${CMAKE_SOURCE_DIR}/ns3-modules/roce/fast-forward/*.h ${CMAKE_SOURCE_DIR}/ns3-modules/roce/scale-up/*.h
+                    ${CMAKE_SOURCE_DIR}/ns3-modules/roce/helper/*.h)
 foreach(target mlnet_util mlnet_cc)
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${MLNET_GENERATED_INCLUDE_DIR}>)
 endforeach()

@@ -70,6 +70,8 @@ TEST(CommandLines, BadNumbersAndArgumentsAreUsageErrors) {
         {"mlnet-ns3", "--fast-forward-window-us=20", "--fast-forward-window-us needs --fast-forward"},
         {"mlnet-ns3", "--memoize-episodes --fast-forward",
          "--memoize-episodes and --fast-forward cannot be combined yet"},
+        {"mlnet-ns3", "--scale-up=nvlink", "--scale-up=nvlink: expected fluid"},
+        {"mlnet-nccl-tests", "--scale-up=nvlink", "--scale-up 'nvlink': expected fluid or packet"},
         {"mlnet-ns3", "stray", "unexpected argument 'stray'"},
         {"mlnet-incast-study", "--senders=-1", "--senders=-1:"},
         {"mlnet-incast-study", "--senders=0",

@@ -739,10 +739,12 @@ TEST_F(MlnetNs3, MemoizedEpisodesReplayRepeatedCollectivesAtTheFullRunsTime) {
                      prefix + " > /dev/null")
                         .c_str()),
         0);
+    // The scale-up domains as RoCE links (--scale-up=packet): most of the chain's bytes are its NVLink rings.
     for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
         SCOPED_TRACE(cc);
-        const ToolRun full = ns3(prefix, net, std::string("--cc=") + cc, system);
-        const ToolRun memo = ns3(prefix, net, std::string("--memoize-episodes --cc=") + cc, system);
+        const ToolRun full = ns3(prefix, net, std::string("--scale-up=packet --cc=") + cc, system);
+        const ToolRun memo =
+            ns3(prefix, net, std::string("--scale-up=packet --memoize-episodes --cc=") + cc, system);
         ASSERT_EQ(full.status, 0) << full.err;
         ASSERT_EQ(memo.status, 0) << memo.err;
         const double fullNs = full.summary["iteration_time_ns"].get<double>();
@@ -755,6 +757,16 @@ TEST_F(MlnetNs3, MemoizedEpisodesReplayRepeatedCollectivesAtTheFullRunsTime) {
         EXPECT_EQ(memo.summary["network"]["delivered_bytes"], full.summary["network"]["delivered_bytes"]);
         EXPECT_FALSE(full.summary.contains("episode_memo"));
     }
+    // With NVLink as fluid (the default) the memo sees only the rails' messages, and replays most of them.
+    const ToolRun full = ns3(prefix, net, "--cc=dcqcn", system);
+    const ToolRun memo = ns3(prefix, net, "--memoize-episodes --cc=dcqcn", system);
+    ASSERT_EQ(memo.status, 0) << memo.err;
+    const double fullNs = full.summary["iteration_time_ns"].get<double>();
+    EXPECT_NEAR(memo.summary["iteration_time_ns"].get<double>(), fullNs, 1e-4 * fullNs);
+    const double roceBytes = memo.summary["network"]["message_bytes"].get<double>() -
+                             memo.summary["scale_up"]["message_bytes"].get<double>();
+    EXPECT_GT(memo.summary["episode_memo"]["replayed_message_bytes"].get<double>(), 0.6 * roceBytes)
+        << memo.summary["episode_memo"];
     // Queue pairs kept from message to message carry CC state no record holds: refused, with the key.
     const std::string perPeer =
         write("two-servers-per-peer.json", R"({"topology": {"builder": "rail-optimised",

@@ -172,7 +172,7 @@ TraceSet buildTraces(const OpKind& op, uint32_t n, uint64_t bytes, uint32_t iter
 
 struct Options {
     std::string op = "all_reduce", network, system, gpu = "h100", backend = "analytical", cc, type = "float",
-                redop = "sum";
+                redop = "sum", scaleUp = "fluid";
     std::string minText = "32M", maxText = "32M", stepText = "1M";
     double factor = 1;
     uint64_t minBytes = 0, maxBytes = 0, stepBytes = 0;
@@ -240,6 +240,8 @@ SizeResult runPacket(const TraceSet& traces, const SystemConfig& system, const T
     ModelRuleError rulesError;
     parseModelRules(settings.ruleOptions, rules, rulesError);  // checked when the description was read
     FabricSettings fabricSettings = settings.fabric;
+    fabricSettings.scaleUp =
+        o.scaleUp == "packet" ? FabricSettings::ScaleUp::Packet : FabricSettings::ScaleUp::Fluid;
     applyPacketModel(settings, rules, o.cc, "", fabricSettings, diag);
     if (diag.hasErrors()) {
         return {};
@@ -320,7 +322,11 @@ int run(int argc, char** argv) {
         "nccl-gpu", po::value(&o.gpu), gpuHelp.c_str())(
         "backend", po::value(&o.backend),
         "analytical (congestion-aware, default) or packet (the RoCE fabric)")(
-        "cc", po::value(&o.cc), "packet backend: congestion control (default: the description's)");
+        "cc", po::value(&o.cc), "packet backend: congestion control (default: the description's)")(
+        "scale-up", po::value(&o.scaleUp),
+        "packet backend: the scale-up domains (NVLink) as fluid (lossless, max-min shared, default) or "
+        "packet "
+        "(RoCE links with PFC)");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(argc, argv).options(visible).run(), vm);
@@ -375,6 +381,9 @@ int run(int argc, char** argv) {
     }
     if (o.factor == 1 && o.stepBytes == 0) {
         return usage("-i must be above 0 when -f is 1");
+    }
+    if (o.scaleUp != "fluid" && o.scaleUp != "packet") {
+        return usage("--scale-up '" + o.scaleUp + "': expected fluid or packet");
     }
     if (o.backend != "analytical" && o.backend != "packet") {
         return usage("--backend '" + o.backend + "': expected analytical or packet");

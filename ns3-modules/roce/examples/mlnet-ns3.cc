@@ -56,7 +56,7 @@ struct Options {
     std::string logging, loggingFolder, topology, workloadFormat, passesText;
     // Numbers and flags as typed; read through CliNumbers after parsing.
     std::string queuesPerDimText = "1", injectionScaleText = "1", commScaleText = "1", computeScaleText = "1";
-    std::string seedText = "0", maxMemoryText, fastForwardWindowText;
+    std::string seedText = "0", maxMemoryText, fastForwardWindowText, scaleUp = "fluid";
     uint64_t queuesPerDim = 1;
     double injectionScale = 1, commScale = 1, computeScale = 1;
     bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
@@ -85,6 +85,11 @@ struct Options {
         }
         if (memoize && fastForward) {
             portError = "--memoize-episodes and --fast-forward cannot be combined yet";
+            return false;
+        }
+        if (scaleUp != "fluid" && scaleUp != "packet") {
+            portError = "--scale-up=" + scaleUp +
+                        ": expected fluid (NVLink: lossless, shared max-min) or packet (RoCE links with PFC)";
             return false;
         }
         if (rateTracePortText.empty()) {
@@ -288,6 +293,10 @@ int run(int argcGiven, char** argvGiven) {
                  "recorded one exactly, instead of simulating its packets; summary.json tells what was "
                  "replayed",
                  o.memoize);
+    tool.AddText(cmd, "scale-up",
+                 "how the scale-up domains (NVLink) carry the messages inside them: fluid (lossless, max-min "
+                 "shared, the default) or packet (RoCE links with PFC)",
+                 o.scaleUp);
     tool.AddText(
         cmd, "fast-forward-window-us",
         "with --fast-forward, the sampling window in microseconds (default: 10 none, 20 hpcc, 40 dctcp "
@@ -436,6 +445,8 @@ int run(int argcGiven, char** argvGiven) {
     settings.fabric.pcapPath = o.pcap;
     settings.fabric.switches.queueHistograms = true;
     settings.fabric.memoizeEpisodes = o.memoize;
+    settings.fabric.scaleUp =
+        o.scaleUp == "packet" ? FabricSettings::ScaleUp::Packet : FabricSettings::ScaleUp::Fluid;
     if (o.fastForward) {
         settings.fabric.fastForward.enabled = true;
         settings.fabric.fastForward.windowPs = o.fastForwardWindowUs > 0

@@ -84,6 +84,11 @@ struct FabricSettings {
     // Replay repeated episodes from a record instead of simulating them (episode-memo.h). Needs one queue
     // pair per message (reuseConnections off) and fast-forward off.
     bool memoizeEpisodes = false;
+    // How the scale-up domains (cables of "scale-up" switches: NVLink) carry messages that stay inside
+    // them: Fluid, max-min shared and lossless as NVLink is (scale-up-fluid.h); Packet, as RoCE links with
+    // PFC like every other cable.
+    enum class ScaleUp : uint8_t { Fluid, Packet };
+    ScaleUp scaleUp = ScaleUp::Fluid;
 };
 
 // The largest seed ns-3's RngSeedManager takes: its MRG32k3a streams need a seed below m1 = 4294967087

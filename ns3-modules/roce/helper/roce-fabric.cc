@@ -220,6 +220,12 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
             m_settings.fastForward, m_nics, std::move(switches), std::move(devices), &m_pauseFrames,
             m_settings.nic.mtuPayloadBytes, m_settings.nic.ackChunkBytes);
     }
+    if (m_settings.scaleUp == FabricSettings::ScaleUp::Fluid) {
+        m_scaleUp = std::make_unique<ScaleUpFluid>(*m_spec, *m_routing);
+        if (!m_scaleUp->Any()) {
+            m_scaleUp.reset();
+        }
+    }
     if (m_settings.memoizeEpisodes) {
         if (m_settings.reuseConnections || m_settings.fastForward.enabled) {
             diag.error(
@@ -444,6 +450,9 @@ TimePs RoceFabric::IdealFctPs(uint32_t srcHost, uint32_t dstHost, uint64_t sizeB
 void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                               uint8_t priority, std::function<void(const FlowCompletion&)> sent,
                               RoceNic::Received received, uint16_t flowDstPort) {
+    if (m_scaleUp && m_scaleUp->TryStart(messageId, srcHost, dstHost, sizeBytes, sent, received)) {
+        return;  // NVLink: neither the packets' fast-forward nor the memo's episodes see it
+    }
     if (m_fastForward) {
         m_fastForward->Touch();
     }
@@ -534,7 +543,8 @@ void RoceFabric::TakeDown(uint32_t cable) {
 }
 
 bool RoceFabric::NetworkAhead() const {
-    return (m_fastForward && m_fastForward->Ahead()) || (m_memo && m_memo->Replaying());
+    return (m_fastForward && m_fastForward->Ahead()) || (m_memo && m_memo->Replaying()) ||
+           (m_scaleUp && m_scaleUp->InFlight() > 0);
 }
 
 const FastForwardStats* RoceFabric::FinishFastForward() {
@@ -567,7 +577,7 @@ uint64_t RoceFabric::DeliveredBytes() const {
     for (const RoceNic* nic : m_nics) {
         bytes += nic->DeliveredBytes();
     }
-    return bytes + (m_memo ? m_memo->DeliveredBytes() : 0);
+    return bytes + (m_memo ? m_memo->DeliveredBytes() : 0) + (m_scaleUp ? m_scaleUp->DeliveredBytes() : 0);
 }
 
 std::string RoceFabric::DescribeActive() const {

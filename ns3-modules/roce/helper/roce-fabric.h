@@ -22,6 +22,7 @@
 #include "roce-net-device.h"
 #include "roce-nic.h"
 #include "roce-switch.h"
+#include "scale-up-fluid.h"
 #include "util/diagnostics.h"
 
 namespace mlnet::roce {
@@ -107,16 +108,20 @@ public:
     // routes stay. False when the nodes share no cable.
     bool ScheduleLinkDown(uint32_t nodeA, uint32_t nodeB, TimePs atPs);
 
-    // With FabricSettings::fastForward: a jump is running (the network's state is of a later time than the
-    // simulator's clock; a hang check must not count the time as lost), and the jumps' account, closed
-    // (call before reading results). Null without fast-forward.
+    // Bytes move that no packet shows, so a hang check must not count the time as lost: a fast-forward jump
+    // is running (the network's state is of a later time than the simulator's clock), a replayed episode's
+    // or a scale-up fluid message is on its way.
     bool NetworkAhead() const;
+    // With FabricSettings::fastForward: the jumps' account, closed (call before reading results). Null
+    // without fast-forward.
     const FastForwardStats* FinishFastForward();
     const FastForwardStats* FastForwardResult() const {
         return m_fastForward ? &m_fastForward->Stats() : nullptr;
     }
     // With FabricSettings::memoizeEpisodes: what was replayed instead of simulated. Null without it.
     const EpisodeMemoStats* EpisodeMemoResult() const { return m_memo ? &m_memo->Stats() : nullptr; }
+    // The fluid scale-up domains (FabricSettings::scaleUp), or null when they are RoCE links or absent.
+    const ScaleUpFluid* ScaleUpModel() const { return m_scaleUp.get(); }
 
     // PFC frames received so far, in order; empty once a sink takes them (SetPfcSink).
     const std::vector<PfcEvent>& Pfc() const { return m_pfc; }
@@ -197,6 +202,7 @@ private:
     uint64_t Disturbances() const;
     std::unique_ptr<FabricFastForward> m_fastForward;
     std::unique_ptr<EpisodeMemo> m_memo;
+    std::unique_ptr<ScaleUpFluid> m_scaleUp;
     std::vector<PfcEvent> m_pfc;
     std::function<void(const PfcEvent&)> m_pfcSink;
     uint64_t m_pauseFrames = 0;

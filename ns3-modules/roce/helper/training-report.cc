@@ -221,6 +221,16 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
         e["extrapolated"] = {{"data_packet_hops", memo->replayedPacketHops}};
         j["episode_memo"] = e;
     }
+    if (const ScaleUpFluid* scaleUp = inputs.fabric.ScaleUpModel()) {
+        const ScaleUpStats s = scaleUp->Stats();
+        // Messages inside scale-up domains, carried as NVLink flows: no packet, mark or pause stands for
+        // them.
+        j["scale_up"] = {{"model", "fluid"},
+                         {"messages", s.messages},
+                         {"message_bytes", s.bytes},
+                         {"rate_passes", s.ratePasses},
+                         {"largest_sharing_flows", s.largestSharingFlows}};
+    }
     if (!run.background.is_null()) {
         j["background"] = run.background;
     }

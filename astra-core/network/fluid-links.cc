@@ -1,0 +1,210 @@
+#include "fluid-links.h"
+
+#include <algorithm>
+
+namespace mlnet {
+
+uint32_t FluidLinks::addLink(double bandwidthBytesPerNs, double latencyNs) {
+    m_links.emplace_back();
+    m_links.back().bandwidthBytesPerNs = bandwidthBytesPerNs;
+    m_links.back().latencyNs = latencyNs;
+    return static_cast<uint32_t>(m_links.size() - 1);
+}
+
+void FluidLinks::start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes) {
+    if (id >= m_flows.size()) {
+        m_flows.resize(id + 1);
+    }
+    ++m_counters.flowsStarted;
+    Flow& flow = m_flows[id];
+    flow.pathLatencyNs = 0;
+    for (uint32_t link : route) {
+        flow.pathLatencyNs += m_links[link].latencyNs;
+    }
+    const double nowNs = m_clock.nowNs();
+    if (route.empty() || sizeBytes == 0) {
+        ++m_counters.flowsCompleted;
+        m_clock.atArrival(nowNs + flow.pathLatencyNs, arrival(id));
+        return;
+    }
+    flow.hops.clear();
+    for (uint32_t link : route) {
+        m_links[link].carriedBytes += sizeBytes;
+        std::vector<LinkFlow>& onLink = m_links[link].flows;
+        flow.hops.push_back({link, static_cast<uint32_t>(onLink.size())});
+        onLink.push_back({id, static_cast<uint32_t>(flow.hops.size() - 1)});
+    }
+    flow.remainingBytes = static_cast<double>(sizeBytes);
+    flow.rateBytesPerNs = 0;
+    flow.updatedNs = nowNs;
+    flow.active = true;
+    ++m_activeFlows;
+    markDirty(flow, nowNs);
+}
+
+void FluidLinks::markDirty(const Flow& flow, double changeNs) {
+    for (const Hop& hop : flow.hops) {
+        m_changes.push_back({hop.link, changeNs});
+    }
+    if (!m_recomputeScheduled) {
+        m_recomputeScheduled = true;
+        m_clock.soon(makeCallback<&FluidLinks::recompute>(this));
+    }
+}
+
+void FluidLinks::collectComponent(uint32_t seedLink) {
+    const uint32_t component = static_cast<uint32_t>(m_componentChangeNs.size());
+    m_componentChangeNs.push_back(0);
+    m_stack.clear();
+    m_stack.push_back(seedLink);
+    m_links[seedLink].stamp = m_epoch;
+    while (!m_stack.empty()) {
+        const uint32_t link = m_stack.back();
+        m_stack.pop_back();
+        if (m_links[link].flows.empty()) {
+            continue;
+        }
+        m_componentLinks.push_back(link);
+        m_links[link].component = component;
+        for (const LinkFlow& lf : m_links[link].flows) {
+            Flow& flow = m_flows[lf.flow];
+            if (flow.stamp == m_epoch) {
+                continue;
+            }
+            flow.stamp = m_epoch;
+            flow.component = component;
+            m_componentFlows.push_back(lf.flow);
+            for (const Hop& hop : flow.hops) {
+                if (m_links[hop.link].stamp != m_epoch) {
+                    m_links[hop.link].stamp = m_epoch;
+                    m_stack.push_back(hop.link);
+                }
+            }
+        }
+    }
+}
+
+void FluidLinks::recompute(uint64_t) {
+    m_recomputeScheduled = false;
+    ++m_epoch;
+    m_componentLinks.clear();
+    m_componentFlows.clear();
+    m_componentChangeNs.clear();
+    for (const Change& change : m_changes) {
+        if (m_links[change.link].stamp != m_epoch) {
+            const std::size_t before = m_componentFlows.size();
+            collectComponent(change.link);
+            m_counters.largestComponentFlows =
+                std::max<uint64_t>(m_counters.largestComponentFlows, m_componentFlows.size() - before);
+        }
+    }
+    // New rates apply from a component's latest change: exact for departures alone, and where a start and a
+    // departure meet in one nanosecond the departure's bandwidth is released late rather than early, so no
+    // link is ever oversubscribed.
+    for (const Change& change : m_changes) {
+        const LinkState& ls = m_links[change.link];
+        if (!ls.flows.empty()) {
+            double& t = m_componentChangeNs[ls.component];
+            t = std::max(t, change.timeNs);
+        }
+    }
+    m_changes.clear();
+    if (m_componentFlows.empty()) {
+        return;
+    }
+    ++m_counters.rateRecomputations;
+    m_counters.flowRateUpdates += m_componentFlows.size();
+    waterFill();
+
+    for (uint32_t id : m_componentFlows) {
+        Flow& flow = m_flows[id];
+        if (flow.newRateBytesPerNs == flow.rateBytesPerNs) {
+            continue;  // same trajectory: its pending finish event stays valid
+        }
+        const double changeNs = std::max(m_componentChangeNs[flow.component], flow.updatedNs);
+        flow.remainingBytes =
+            std::max(0.0, flow.remainingBytes - flow.rateBytesPerNs * (changeNs - flow.updatedNs));
+        flow.updatedNs = changeNs;
+        flow.rateBytesPerNs = flow.newRateBytesPerNs;
+        flow.finishNs = changeNs + flow.remainingBytes / flow.rateBytesPerNs;
+        ++flow.generation;
+        const uint64_t arg = uint64_t{flow.generation} << 32 | id;
+        m_clock.atDeparture(flow.finishNs, makeCallback<&FluidLinks::onFinish>(this, arg));
+    }
+}
+
+// Progressive filling: repeatedly saturate the link with the smallest fair share among its unfrozen flows,
+// freeze those flows at that share and charge it to their other links. A link's share never decreases while
+// filling, so stale heap entries are simply skipped.
+void FluidLinks::waterFill() {
+    auto later = [](const Share& a, const Share& b) {
+        return a.bytesPerNs != b.bytesPerNs ? a.bytesPerNs > b.bytesPerNs : a.link > b.link;
+    };
+    m_heap.clear();
+    for (uint32_t link : m_componentLinks) {
+        LinkState& ls = m_links[link];
+        ls.residualBytesPerNs = ls.bandwidthBytesPerNs;
+        ls.unfrozen = static_cast<uint32_t>(ls.flows.size());
+        m_heap.push_back({ls.residualBytesPerNs / ls.unfrozen, link, ++ls.version});
+    }
+    for (uint32_t id : m_componentFlows) {
+        m_flows[id].frozen = false;
+    }
+    std::make_heap(m_heap.begin(), m_heap.end(), later);
+    while (!m_heap.empty()) {
+        std::pop_heap(m_heap.begin(), m_heap.end(), later);
+        const Share share = m_heap.back();
+        m_heap.pop_back();
+        LinkState& ls = m_links[share.link];
+        if (share.version != ls.version || ls.unfrozen == 0) {
+            continue;
+        }
+        // The true share is at least bandwidth / flows; the bound only guards against rounding driving the
+        // residual to zero, which would leave a flow that never finishes.
+        const double rate =
+            std::max(share.bytesPerNs, ls.bandwidthBytesPerNs / static_cast<double>(ls.flows.size()));
+        for (const LinkFlow& lf : ls.flows) {
+            Flow& flow = m_flows[lf.flow];
+            if (flow.frozen) {
+                continue;
+            }
+            flow.frozen = true;
+            flow.newRateBytesPerNs = rate;
+            for (const Hop& hop : flow.hops) {
+                if (hop.link == share.link) {
+                    continue;
+                }
+                LinkState& other = m_links[hop.link];
+                other.residualBytesPerNs = std::max(0.0, other.residualBytesPerNs - rate);
+                if (--other.unfrozen > 0) {
+                    m_heap.push_back({other.residualBytesPerNs / other.unfrozen, hop.link, ++other.version});
+                    std::push_heap(m_heap.begin(), m_heap.end(), later);
+                }
+            }
+        }
+        ls.unfrozen = 0;
+    }
+}
+
+void FluidLinks::onFinish(uint64_t arg) {
+    const uint32_t id = static_cast<uint32_t>(arg);
+    Flow& flow = m_flows[id];
+    if (!flow.active || flow.generation != static_cast<uint32_t>(arg >> 32)) {
+        ++m_counters.staleFinishEvents;
+        return;
+    }
+    for (const Hop& hop : flow.hops) {
+        std::vector<LinkFlow>& onLink = m_links[hop.link].flows;
+        const LinkFlow moved = onLink.back();
+        onLink[hop.slot] = moved;
+        m_flows[moved.flow].hops[moved.hop].slot = hop.slot;
+        onLink.pop_back();
+    }
+    flow.active = false;
+    --m_activeFlows;
+    ++m_counters.flowsCompleted;
+    markDirty(flow, flow.finishNs);
+    m_clock.atArrival(flow.finishNs + flow.pathLatencyNs, arrival(id));
+}
+
+}  // namespace mlnet

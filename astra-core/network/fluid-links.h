@@ -1,0 +1,133 @@
+// Max-min fair fluid flows over directed links: the engine of the congestion-aware analytical network, and of
+// the packet model's scale-up domains (NVLink, credit-based and lossless, so flows share it without queues,
+// marks or pauses). Each flow crosses a list of links; the flows in flight share every link max-min fairly,
+// and a flow arrives one path latency after its last byte leaves (cut-through).
+//
+// Rates change only when flows start or finish, and then only for the flows that transitively share a link
+// with the changed ones: disjoint traffic (a ring step) costs O(route length) per flow, however many flows
+// are in flight. Starts and finishes of one instant are batched into one recomputation. Rates and remaining
+// bytes are exact (double); the clock decides how event times are rounded.
+#ifndef MLNET_NETWORK_FLUID_LINKS_H
+#define MLNET_NETWORK_FLUID_LINKS_H
+
+#include <cstdint>
+#include <vector>
+
+#include "common/callback.h"
+
+namespace mlnet {
+
+class FluidLinks {
+public:
+    // The simulator's clock as the fluid model sees it: exact times in nanoseconds.
+    class Clock {
+    public:
+        virtual ~Clock() = default;
+        virtual double nowNs() const = 0;
+        // After the events already due now: one rate pass serves every start and finish of an instant.
+        virtual void soon(Callback callback) = 0;
+        // A flow's last byte leaves at `timeNs` at its current rate (a later rate change makes the event
+        // stale): never run it early, or a link would be oversubscribed.
+        virtual void atDeparture(double timeNs, Callback callback) = 0;
+        virtual void atArrival(double timeNs, Callback callback) = 0;
+    };
+
+    // `arrived` is called with its arg replaced by the flow's id when the flow's last byte is at its end.
+    FluidLinks(Clock& clock, Callback arrived) : m_clock(clock), m_arrived(arrived) {}
+
+    // Returns the new link's index.
+    uint32_t addLink(double bandwidthBytesPerNs, double latencyNs);
+    uint32_t numLinks() const { return static_cast<uint32_t>(m_links.size()); }
+    // Starts flow `id` (any id not in flight; ids index a table, so keep them dense) over `route`. An empty
+    // route or no bytes arrive after the route's latency.
+    void start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes);
+
+    struct Counters {
+        uint64_t flowsStarted = 0;
+        uint64_t flowsCompleted = 0;         // last byte sent; arrival follows after the path latency
+        uint64_t rateRecomputations = 0;     // water-filling passes, one per batch of simultaneous changes
+        uint64_t flowRateUpdates = 0;        // flows whose rate was recomputed, summed over passes
+        uint64_t largestComponentFlows = 0;  // most flows ever recomputed together
+        uint64_t staleFinishEvents = 0;      // finish events superseded by a rate change
+    };
+    const Counters& counters() const { return m_counters; }
+    std::size_t activeFlows() const { return m_activeFlows; }
+    // Bytes of all flows routed over a link so far, for utilization and bandwidth-bound checks.
+    uint64_t linkBytes(uint32_t link) const { return m_links[link].carriedBytes; }
+
+private:
+    struct Hop {
+        uint32_t link;
+        uint32_t slot;  // this flow's index in the link's flow list, for O(1) removal
+    };
+    struct Flow {
+        std::vector<Hop> hops;      // keeps its capacity across reuse of the id
+        double remainingBytes = 0;  // at updatedNs
+        double rateBytesPerNs = 0;
+        double newRateBytesPerNs = 0;
+        double updatedNs = 0;
+        double finishNs = 0;  // exact time the last byte leaves at the current rate
+        double pathLatencyNs = 0;
+        uint64_t stamp = 0;
+        uint32_t component = 0;
+        uint32_t generation = 0;  // finish events carry it; a rate change makes older ones stale
+        bool active = false;
+        bool frozen = false;
+    };
+    struct LinkFlow {
+        uint32_t flow;
+        uint32_t hop;  // index into the flow's hops
+    };
+    struct LinkState {
+        std::vector<LinkFlow> flows;
+        double bandwidthBytesPerNs = 0;
+        double latencyNs = 0;
+        double residualBytesPerNs = 0;
+        uint64_t carriedBytes = 0;
+        uint64_t stamp = 0;
+        uint32_t component = 0;
+        uint32_t unfrozen = 0;
+        uint32_t version = 0;
+    };
+    // A link whose flow set changed, and the exact time of the change (a departure's last byte can fall
+    // between the instants on which events run).
+    struct Change {
+        uint32_t link;
+        double timeNs;
+    };
+    struct Share {
+        double bytesPerNs;
+        uint32_t link;
+        uint32_t version;
+    };
+
+    void markDirty(const Flow& flow, double changeNs);
+    void recompute(uint64_t);
+    void collectComponent(uint32_t seedLink);
+    void waterFill();
+    void onFinish(uint64_t arg);
+    Callback arrival(uint32_t id) const {
+        Callback done = m_arrived;
+        done.arg = id;
+        return done;
+    }
+
+    Clock& m_clock;
+    Callback m_arrived;
+    std::vector<Flow> m_flows;
+    std::vector<LinkState> m_links;
+    std::vector<Change> m_changes;
+    std::vector<double> m_componentChangeNs;
+    std::vector<uint32_t> m_componentLinks;
+    std::vector<uint32_t> m_componentFlows;
+    std::vector<uint32_t> m_stack;
+    std::vector<Share> m_heap;
+    uint64_t m_epoch = 0;
+    std::size_t m_activeFlows = 0;
+    bool m_recomputeScheduled = false;
+    Counters m_counters;
+};
+
+}  // namespace mlnet
+
+#endif

@@ -1,0 +1,101 @@
+#include "scale-up-fluid.h"
+
+#include <cmath>
+
+#include "ns3/nstime.h"
+#include "ns3/simulator.h"
+
+#include "roce-timing.h"
+
+namespace mlnet::roce {
+
+ScaleUpFluid::ScaleUpFluid(const TopologySpec& spec, const Routing& routing)
+    : m_spec(spec),
+      m_routing(routing),
+      m_fluid(*this, makeCallback<&ScaleUpFluid::Arrived>(this)),
+      m_link(2 * spec.cables.size(), UINT32_MAX) {
+    const auto scaleUp = [&](uint32_t v) { return spec.isSwitch(v) && spec.tierName(v) == kTier; };
+    for (uint32_t c = 0; c < spec.cables.size(); ++c) {
+        const SpecCable& cable = spec.cables[c];
+        if (!scaleUp(cable.a) && !scaleUp(cable.b)) {
+            continue;
+        }
+        const double bytesPerNs = static_cast<double>(cable.rateBps) / 8e9;
+        const double delayNs = static_cast<double>(cable.delayPs) / 1000.0;
+        m_link[2 * c] = m_fluid.addLink(bytesPerNs, delayNs);
+        m_link[2 * c + 1] = m_fluid.addLink(bytesPerNs, delayNs);
+        m_any = true;
+    }
+}
+
+bool ScaleUpFluid::TryStart(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
+                            RoceNic::Done& sent, RoceNic::Received& received) {
+    if (!m_any || srcHost == dstHost ||
+        !m_routing.path(srcHost, dstHost, m_routing.flowKey(0, 0, false), m_cables)) {
+        return false;
+    }
+    m_route.clear();
+    uint32_t at = srcHost;
+    for (uint32_t c : m_cables) {
+        const SpecCable& cable = m_spec.cables[c];
+        const uint32_t link = m_link[2 * c + (cable.a == at ? 0 : 1)];
+        if (link == UINT32_MAX) {
+            return false;  // the route leaves the scale-up domain: RoCE carries it
+        }
+        m_route.push_back(link);
+        at = cable.a == at ? cable.b : cable.a;
+    }
+    const uint32_t slot = m_pending.acquire();
+    Pending& p = m_pending[slot];
+    p.id = messageId;
+    p.sizeBytes = sizeBytes;
+    p.src = srcHost;
+    p.dst = dstHost;
+    p.startPs = simNowPs();
+    p.sent = std::move(sent);
+    p.received = std::move(received);
+    ++m_messages;
+    m_bytes += sizeBytes;
+    m_fluid.start(slot, m_route, sizeBytes);
+    return true;
+}
+
+double ScaleUpFluid::nowNs() const {
+    return static_cast<double>(simNowPs()) / 1000.0;
+}
+
+void ScaleUpFluid::soon(Callback callback) {
+    ns3::Simulator::ScheduleNow(callback.fn, callback.object, callback.arg);
+}
+
+void ScaleUpFluid::At(double timeNs, Callback callback) {
+    const double atPs = std::ceil(timeNs * 1000.0);
+    const TimePs now = simNowPs();
+    const TimePs delay = atPs > static_cast<double>(now) ? static_cast<TimePs>(atPs) - now : 0;
+    ns3::Simulator::Schedule(ns3::PicoSeconds(delay), callback.fn, callback.object, callback.arg);
+}
+
+void ScaleUpFluid::Arrived(uint64_t slot) {
+    Pending& p = m_pending[static_cast<uint32_t>(slot)];
+    const TimePs now = simNowPs();
+    const FlowCompletion done{p.id, p.src, p.dst, 0, p.sizeBytes, p.startPs, now, 0, true};
+    const RoceNic::Done sent = std::move(p.sent);
+    const RoceNic::Received received = std::move(p.received);
+    p.sent = nullptr;
+    p.received = nullptr;
+    m_pending.release(static_cast<uint32_t>(slot));
+    m_deliveredBytes += done.sizeBytes;
+    if (received) {
+        received(done.flowId, now);
+    }
+    if (sent) {
+        sent(done);
+    }
+}
+
+ScaleUpStats ScaleUpFluid::Stats() const {
+    const FluidLinks::Counters& c = m_fluid.counters();
+    return ScaleUpStats{m_messages, m_bytes, c.rateRecomputations, c.largestComponentFlows};
+}
+
+}  // namespace mlnet::roce
