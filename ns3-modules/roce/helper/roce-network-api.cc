@@ -5,6 +5,7 @@
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 
+#include "roce-simulator-impl.h"
 #include "roce-timing.h"
 
 namespace mlnet::roce {
@@ -12,7 +13,8 @@ namespace mlnet::roce {
 RoceNetworkApi::RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, std::vector<uint8_t> classByPriority)
     : MessageNetwork(numRanks, numRanks + static_cast<uint32_t>(fabric.Spec().engines.size())),
       m_fabric(fabric),
-      m_classByPriority(std::move(classByPriority)) {
+      m_classByPriority(std::move(classByPriority)),
+      m_lightEvents(!fabric.Settings().fastForward.enabled) {
     NS_ABORT_MSG_IF(m_classByPriority.empty(), "RoceNetworkApi needs at least one traffic class");
 }
 
@@ -22,6 +24,12 @@ TimeNs RoceNetworkApi::now() const {
 
 void RoceNetworkApi::schedule(TimeNs delayNs, Callback callback) {
     ++m_pendingEvents;
+    if (m_lightEvents) {
+        const uint64_t slot = m_scheduled.acquire();
+        m_scheduled[slot] = callback;
+        ScheduleMember<&RoceNetworkApi::RunPooled>(nsToPs(delayNs), this, slot);
+        return;
+    }
     ns3::Simulator::Schedule(ns3::PicoSeconds(nsToPs(delayNs)), &RoceNetworkApi::Run, this, callback);
 }
 

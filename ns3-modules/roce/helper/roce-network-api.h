@@ -11,6 +11,7 @@
 
 #include "network/message-network.h"
 #include "roce-fabric.h"
+#include "util/pools.h"
 
 namespace mlnet::roce {
 
@@ -55,6 +56,11 @@ private:
         --m_pendingEvents;
         callback();
     }
+    void RunPooled(uint64_t slot) {
+        const Callback callback = m_scheduled[slot];
+        m_scheduled.release(slot);
+        Run(callback);
+    }
     void SelfMessage(uint64_t id);
     void Settled();
 
@@ -66,6 +72,10 @@ private:
     bool m_stopWhenDrained = false;
     bool m_deliveryAtAck = false;
     MessageObserver* m_observer = nullptr;
+    // Core events as the simulator's pooled light events (no allocation per event), which follow the
+    // network's clock: only while fast-forward cannot shift it; otherwise ns-3 events.
+    bool m_lightEvents;
+    SlotPool<Callback, uint64_t> m_scheduled;
 };
 
 }  // namespace mlnet::roce
