@@ -27,12 +27,34 @@ ScaleUpFluid::ScaleUpFluid(const TopologySpec& spec, const Routing& routing, boo
         m_link[2 * c] = m_fluid.addLink(bytesPerNs, delayNs);
         m_link[2 * c + 1] = m_fluid.addLink(bytesPerNs, delayNs);
         m_any = true;
+        if (!spec.isSwitch(cable.a) || !spec.isSwitch(cable.b)) {
+            const uint32_t host = spec.isSwitch(cable.a) ? cable.b : cable.a;
+            if (m_switchesOf.size() <= host) {
+                m_switchesOf.resize(spec.numHosts());
+            }
+            m_switchesOf[host].push_back(spec.isSwitch(cable.a) ? cable.a : cable.b);
+        }
     }
+}
+
+bool ScaleUpFluid::ShareASwitch(uint32_t a, uint32_t b) const {
+    if (a >= m_switchesOf.size() || b >= m_switchesOf.size()) {
+        return false;
+    }
+    for (uint32_t s : m_switchesOf[a]) {
+        for (uint32_t t : m_switchesOf[b]) {
+            if (s == t) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 bool ScaleUpFluid::TryStart(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                             RoceNic::Done& sent, RoceNic::Received& received) {
-    if (!m_any || srcHost == dstHost ||
+    // Hosts on no common scale-up switch (another server) need no route walk.
+    if (srcHost == dstHost || !ShareASwitch(srcHost, dstHost) ||
         !m_routing.path(srcHost, dstHost, m_routing.flowKey(0, 0, false), m_cables)) {
         return false;
     }

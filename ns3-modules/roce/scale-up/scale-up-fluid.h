@@ -61,6 +61,7 @@ private:
     // Events fall on whole picoseconds, never before the exact time.
     void At(double timeNs, Callback callback);
     void Arrived(uint64_t slot);
+    bool ShareASwitch(uint32_t hostA, uint32_t hostB) const;
 
     const TopologySpec& m_spec;
     const Routing& m_routing;
@@ -68,7 +69,8 @@ private:
     // Per cable and direction (2 x cable, + 1 from b to a): its fluid link, or UINT32_MAX for a cable of
     // no scale-up switch.
     std::vector<uint32_t> m_link;
-    SlotPool<Pending> m_pending;  // slot = fluid flow id
+    std::vector<std::vector<uint32_t>> m_switchesOf;  // per host: the scale-up switches it is cabled to
+    SlotPool<Pending> m_pending;                      // slot = fluid flow id
     std::vector<uint32_t> m_cables, m_route;
     uint64_t m_deliveredBytes = 0;
     uint64_t m_messages = 0, m_bytes = 0;
