@@ -240,8 +240,7 @@ SizeResult runPacket(const TraceSet& traces, const SystemConfig& system, const T
     ModelRuleError rulesError;
     parseModelRules(settings.ruleOptions, rules, rulesError);  // checked when the description was read
     FabricSettings fabricSettings = settings.fabric;
-    fabricSettings.scaleUp =
-        o.scaleUp == "packet" ? FabricSettings::ScaleUp::Packet : FabricSettings::ScaleUp::Fluid;
+    fabricSettings.scaleUp = *parseScaleUp(o.scaleUp);
     applyPacketModel(settings, rules, o.cc, "", fabricSettings, diag);
     if (diag.hasErrors()) {
         return {};
@@ -382,7 +381,7 @@ int run(int argc, char** argv) {
     if (o.factor == 1 && o.stepBytes == 0) {
         return usage("-i must be above 0 when -f is 1");
     }
-    if (o.scaleUp != "fluid" && o.scaleUp != "packet") {
+    if (!parseScaleUp(o.scaleUp)) {
         return usage("--scale-up '" + o.scaleUp + "': expected fluid or packet");
     }
     if (o.backend != "analytical" && o.backend != "packet") {

@@ -87,7 +87,7 @@ struct Options {
             portError = "--memoize-episodes and --fast-forward cannot be combined yet";
             return false;
         }
-        if (scaleUp != "fluid" && scaleUp != "packet") {
+        if (!parseScaleUp(scaleUp)) {
             portError = "--scale-up=" + scaleUp +
                         ": expected fluid (NVLink: lossless, shared max-min) or packet (RoCE links with PFC)";
             return false;
@@ -445,8 +445,7 @@ int run(int argcGiven, char** argvGiven) {
     settings.fabric.pcapPath = o.pcap;
     settings.fabric.switches.queueHistograms = true;
     settings.fabric.memoizeEpisodes = o.memoize;
-    settings.fabric.scaleUp =
-        o.scaleUp == "packet" ? FabricSettings::ScaleUp::Packet : FabricSettings::ScaleUp::Fluid;
+    settings.fabric.scaleUp = *parseScaleUp(o.scaleUp);
     if (o.fastForward) {
         settings.fabric.fastForward.enabled = true;
         settings.fabric.fastForward.windowPs = o.fastForwardWindowUs > 0

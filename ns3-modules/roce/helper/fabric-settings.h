@@ -95,6 +95,17 @@ struct FabricSettings {
 // (a larger one aborts inside ns-3). Every reader of a seed (command lines, descriptions) bounds it by this.
 constexpr uint64_t kMaxSeed = 4294967086ull;
 
+// The scale-up model a command line names: "fluid" or "packet"; nullopt for anything else.
+inline std::optional<FabricSettings::ScaleUp> parseScaleUp(const std::string& name) {
+    if (name == "fluid") {
+        return FabricSettings::ScaleUp::Fluid;
+    }
+    if (name == "packet") {
+        return FabricSettings::ScaleUp::Packet;
+    }
+    return std::nullopt;
+}
+
 // The algorithm's factory and the NIC mode it needs (ECN echoed on ACKs or real CNPs; INT for HPCC).
 void applyCongestionControl(FabricSettings& settings, const CcSelection& selection);
 
