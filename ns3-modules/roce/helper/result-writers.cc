@@ -8,8 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
+#include <charconv>
 #include <limits>
 #include <string_view>
 
@@ -26,27 +25,71 @@ uint64_t saturate(U128 v) {
 
 }  // namespace
 
+namespace {
+
+// Fields as the reference's printf formats write them: unsigned decimals, and addresses as %08x.
+char* decimal(char* out, uint64_t v) {
+    return std::to_chars(out, out + 20, v).ptr;
+}
+char* hex8(char* out, uint32_t v) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    for (int i = 7; i >= 0; --i) {
+        out[i] = kDigits[v & 0xf];
+        v >>= 4;
+    }
+    return out + 8;
+}
+std::size_t finish(char* begin, char* end) {
+    *end++ = '\n';
+    return static_cast<std::size_t>(end - begin);
+}
+
+}  // namespace
+
+std::size_t writeFctLine(const FctRecord& r, char* out) {
+    char* p = hex8(out, hpccIpv4(r.srcNode));
+    *p++ = ' ';
+    p = hex8(p, hpccIpv4(r.dstNode));
+    for (const uint64_t v :
+         {uint64_t{r.sport}, uint64_t{r.dport}, r.sizeBytes, r.startNs, r.fctNs, r.idealFctNs}) {
+        *p++ = ' ';
+        p = decimal(p, v);
+    }
+    return finish(out, p);
+}
+
+std::size_t writePfcLine(const PfcRecord& r, char* out) {
+    char* p = decimal(out, r.timeNs);
+    for (const uint64_t v :
+         {uint64_t{r.nodeId}, uint64_t{r.nodeType}, uint64_t{r.ifIndex}, uint64_t{r.pause}}) {
+        *p++ = ' ';
+        p = decimal(p, v);
+    }
+    return finish(out, p);
+}
+
+std::size_t writeQueueSampleLine(const QueueSampleRecord& r, char* out) {
+    char* p = decimal(out, r.timeNs);
+    for (const uint64_t v : {uint64_t{r.nodeId}, uint64_t{r.port}, r.bytes}) {
+        *p++ = ' ';
+        p = decimal(p, v);
+    }
+    return finish(out, p);
+}
+
 std::string formatFctLine(const FctRecord& r) {
-    char line[192];
-    const int n =
-        std::snprintf(line, sizeof line, "%08x %08x %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-                      hpccIpv4(r.srcNode), hpccIpv4(r.dstNode), unsigned{r.sport}, unsigned{r.dport},
-                      r.sizeBytes, r.startNs, r.fctNs, r.idealFctNs);
-    return std::string(line, static_cast<std::size_t>(n));
+    char line[kMaxLineBytes];
+    return std::string(line, writeFctLine(r, line));
 }
 
 std::string formatPfcLine(const PfcRecord& r) {
-    char line[96];
-    const int n = std::snprintf(line, sizeof line, "%" PRIu64 " %u %u %u %u\n", r.timeNs, r.nodeId,
-                                unsigned{r.nodeType}, r.ifIndex, r.pause ? 1u : 0u);
-    return std::string(line, static_cast<std::size_t>(n));
+    char line[kMaxLineBytes];
+    return std::string(line, writePfcLine(r, line));
 }
 
 std::string formatQueueSampleLine(const QueueSampleRecord& r) {
-    char line[96];
-    const int n = std::snprintf(line, sizeof line, "%" PRIu64 " %u %u %" PRIu64 "\n", r.timeNs, r.nodeId,
-                                r.port, r.bytes);
-    return std::string(line, static_cast<std::size_t>(n));
+    char line[kMaxLineBytes];
+    return std::string(line, writeQueueSampleLine(r, line));
 }
 
 void LineStream::add(std::string_view line) {

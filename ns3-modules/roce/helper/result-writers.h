@@ -32,8 +32,11 @@ struct PfcRecord {
 // "sip dip sport dport size start_ns fct_ns standalone_fct_ns\n" with the addresses as %08x, e.g.
 // "0b000001 0b000101 10000 100 4000000 2000000000 345678 331234\n".
 std::string formatFctLine(const FctRecord& record);
+// The same into `out` (kMaxLineBytes at least), without printf or allocation: one line per message of a run.
+std::size_t writeFctLine(const FctRecord& record, char* out);
 // "time_ns node_id node_type ifindex 1|0\n" (1 pause, 0 resume).
 std::string formatPfcLine(const PfcRecord& record);
+std::size_t writePfcLine(const PfcRecord& record, char* out);
 
 // "time_ns switch_node_id port queue_bytes\n": a switch port's egress queue (all classes) at a dequeue.
 struct QueueSampleRecord {
@@ -42,6 +45,9 @@ struct QueueSampleRecord {
     uint64_t bytes;
 };
 std::string formatQueueSampleLine(const QueueSampleRecord& record);
+std::size_t writeQueueSampleLine(const QueueSampleRecord& record, char* out);
+// Room enough for any line above.
+inline constexpr std::size_t kMaxLineBytes = 192;
 
 // Lines written as they come, in 1 MiB batches, to an AtomicFile: the file appears at commit() only.
 class LineStream {
@@ -58,15 +64,18 @@ private:
     uint64_t m_lines = 0;
 };
 
-template <typename Record, std::string (*Format)(const Record&)>
+template <typename Record, std::size_t (*Write)(const Record&, char*)>
 class RecordStream : public LineStream {
 public:
     using LineStream::LineStream;
-    void add(const Record& record) { LineStream::add(Format(record)); }
+    void add(const Record& record) {
+        char line[kMaxLineBytes];
+        LineStream::add(std::string_view(line, Write(record, line)));
+    }
 };
-using FctStream = RecordStream<FctRecord, formatFctLine>;                          // completion order
-using PfcStream = RecordStream<PfcRecord, formatPfcLine>;                          // event order
-using QueueSampleStream = RecordStream<QueueSampleRecord, formatQueueSampleLine>;  // time order
+using FctStream = RecordStream<FctRecord, writeFctLine>;                          // completion order
+using PfcStream = RecordStream<PfcRecord, writePfcLine>;                          // event order
+using QueueSampleStream = RecordStream<QueueSampleRecord, writeQueueSampleLine>;  // time order
 
 // As writeFileAtomically, for JSON summaries: the text must parse as JSON (an error otherwise, and nothing is
 // written), and a final newline is added when missing.
