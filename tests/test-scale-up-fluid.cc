@@ -38,10 +38,12 @@ struct Outcome {
     bool fluid = false;
 };
 
-Outcome run(const std::vector<Flow>& flows, FabricSettings::ScaleUp model = FabricSettings::ScaleUp::Fluid) {
+Outcome run(const std::vector<Flow>& flows, FabricSettings::ScaleUp model = FabricSettings::ScaleUp::Fluid,
+            bool fastForward = false) {
     Diagnostics diag;
     FabricSettings s;
     s.scaleUp = model;
+    s.fastForward.enabled = fastForward;
     s.ecn = {{k100G, 20'000, 200'000, 0.2}, {k800G, 160'000, 1'600'000, 0.2}};
     const auto spec = twoServers();
     TestNetwork net(spec, s, diag);
@@ -101,6 +103,20 @@ TEST(ScaleUpFluid, ALateJoinerSlowsTheFlowItSharesWith) {
     EXPECT_EQ(o.fctPs[0], 18'000'000u + 2 * kScaleUpDelayPs);
     EXPECT_EQ(o.fctPs[1], 18'000'000u + 2 * kScaleUpDelayPs);
     EXPECT_EQ(o.scaleUp.ratePasses, 3u);  // at 0, 2 and 18 us
+}
+
+TEST(ScaleUpFluid, WithFastForwardOnTheFlowsKeepTheSimulatorsClock) {
+    // Fast-forward may shift the network's clock, so the fluid then schedules ns-3 events instead of the
+    // simulator's light ones: the same closed forms, and a RoCE message beside them.
+    const std::vector<Flow> flows = {
+        {0, 1, 1'000'000, 0}, {0, 1, 1'000'000, 2'000'000}, {0, 2, 1'000'000, 0}};
+    const Outcome light = run(flows);
+    const Outcome ns3Events = run(flows, FabricSettings::ScaleUp::Fluid, true);
+    ASSERT_EQ(ns3Events.fctPs.size(), 3u);
+    EXPECT_EQ(ns3Events.fctPs[0], 18'000'000u + 2 * kScaleUpDelayPs);
+    EXPECT_EQ(ns3Events.fctPs[1], 18'000'000u + 2 * kScaleUpDelayPs);
+    EXPECT_EQ(ns3Events.fctPs, light.fctPs);
+    EXPECT_EQ(ns3Events.delivered, 3'000'000u);
 }
 
 TEST(ScaleUpFluid, MessagesBetweenServersStayRoce) {
