@@ -233,16 +233,25 @@ TEST_F(FlowFile, ErrorsAndWarnings) {
 
 using Writers = Files;
 
+template <typename Record>
+std::string lineOf(std::size_t (*write)(const Record&, char*), const Record& r) {
+    char line[kMaxLineBytes];
+    return std::string(line, write(r, line));
+}
+
 TEST(WriterFormats, FctAndPfcLinesMatchTheReference) {
     EXPECT_EQ(hpccIpv4(0), 0x0b000001u);
     EXPECT_EQ(hpccIpv4(1), 0x0b000101u);
     EXPECT_EQ(hpccIpv4(257), 0x0b010101u);
-    EXPECT_EQ(formatFctLine({1, 257, 10000, 100, 4'000'000, 2'000'000'000, 345'678, 331'234}),
-              "0b000101 0b010101 10000 100 4000000 2000000000 345678 331234\n");
-    EXPECT_EQ(formatFctLine({0, 15, 65535, 200, 5'368'709'120, 2'000'000'001, 1, 0}),
+    EXPECT_EQ(
+        lineOf<FctRecord>(writeFctLine, {1, 257, 10000, 100, 4'000'000, 2'000'000'000, 345'678, 331'234}),
+        "0b000101 0b010101 10000 100 4000000 2000000000 345678 331234\n");
+    EXPECT_EQ(lineOf<FctRecord>(writeFctLine, {0, 15, 65535, 200, 5'368'709'120, 2'000'000'001, 1, 0}),
               "0b000001 0b000f01 65535 200 5368709120 2000000001 1 0\n");
-    EXPECT_EQ(formatPfcLine({2'000'012'345, 17, 1, 3, true}), "2000012345 17 1 3 1\n");
-    EXPECT_EQ(formatPfcLine({2'000'015'000, 4, 0, 1, false}), "2000015000 4 0 1 0\n");
+    EXPECT_EQ(lineOf<PfcRecord>(writePfcLine, {2'000'012'345, 17, 1, 3, true}), "2000012345 17 1 3 1\n");
+    EXPECT_EQ(lineOf<PfcRecord>(writePfcLine, {2'000'015'000, 4, 0, 1, false}), "2000015000 4 0 1 0\n");
+    EXPECT_EQ(lineOf<QueueSampleRecord>(writeQueueSampleLine, {0, 4294967295u, 65535, UINT64_MAX}),
+              "0 4294967295 65535 18446744073709551615\n");
 }
 
 std::set<std::string> listDir(const std::string& dir) {

@@ -77,21 +77,6 @@ std::size_t writeQueueSampleLine(const QueueSampleRecord& r, char* out) {
     return finish(out, p);
 }
 
-std::string formatFctLine(const FctRecord& r) {
-    char line[kMaxLineBytes];
-    return std::string(line, writeFctLine(r, line));
-}
-
-std::string formatPfcLine(const PfcRecord& r) {
-    char line[kMaxLineBytes];
-    return std::string(line, writePfcLine(r, line));
-}
-
-std::string formatQueueSampleLine(const QueueSampleRecord& r) {
-    char line[kMaxLineBytes];
-    return std::string(line, writeQueueSampleLine(r, line));
-}
-
 void LineStream::add(std::string_view line) {
     m_buffer += line;
     ++m_lines;

@@ -31,11 +31,10 @@ struct PfcRecord {
 
 // "sip dip sport dport size start_ns fct_ns standalone_fct_ns\n" with the addresses as %08x, e.g.
 // "0b000001 0b000101 10000 100 4000000 2000000000 345678 331234\n".
-std::string formatFctLine(const FctRecord& record);
-// The same into `out` (kMaxLineBytes at least), without printf or allocation: one line per message of a run.
+// Written into `out` (kMaxLineBytes at least), without printf or allocation: one line per message of a run.
+// Each write*Line returns the line's length.
 std::size_t writeFctLine(const FctRecord& record, char* out);
 // "time_ns node_id node_type ifindex 1|0\n" (1 pause, 0 resume).
-std::string formatPfcLine(const PfcRecord& record);
 std::size_t writePfcLine(const PfcRecord& record, char* out);
 
 // "time_ns switch_node_id port queue_bytes\n": a switch port's egress queue (all classes) at a dequeue.
@@ -44,7 +43,6 @@ struct QueueSampleRecord {
     uint32_t nodeId, port;
     uint64_t bytes;
 };
-std::string formatQueueSampleLine(const QueueSampleRecord& record);
 std::size_t writeQueueSampleLine(const QueueSampleRecord& record, char* out);
 // Room enough for any line above.
 inline constexpr std::size_t kMaxLineBytes = 192;
