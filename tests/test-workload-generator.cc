@@ -1,8 +1,8 @@
 // The workload generator against closed forms: parameter counts of the presets against the published models,
 // Megatron's pipeline orders, model FLOPs = 6 x parameters x tokens + attention, every collective's bytes per
 // rank for TP (with and without sequence parallelism), PP, DP (ZeRO-0/1/2/3), CP and EP, memory by the ZeRO
-// formulas (16 B per parameter, each part divided by its group), every preset's traces accepted by the strict
-// checker, and the tool end to end on mlnet-analytical.
+// formulas (16 B per parameter, each part divided by its group), GEMM times by their shape's tiles and waves,
+// every preset's traces accepted by the strict checker, and the tool end to end on mlnet-analytical.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -75,6 +75,42 @@ ParallelPlan plan(uint32_t gpus, uint32_t tp, uint32_t pp, uint64_t globalBatch)
 double perRank(const Built& b, const std::string& key, uint32_t ranks) {
     const auto it = b.stats.commBytes.find(key);
     return it == b.stats.commBytes.end() ? 0 : static_cast<double>(it->second) / ranks;
+}
+
+TEST(GpuSpec, AGemmPaysForItsPartTilesItsLastWaveAndItsTileFill) {
+    const GpuSpec a100 = *gpuPreset("a100");  // 108 SMs, 256 x 128 tiles, a fill of 256 K elements
+    ASSERT_EQ(a100.sms, 108u);
+    // One full wave of whole tiles and K = 768: only the fill, 768 / (768 + 256).
+    EXPECT_DOUBLE_EQ(gemmShapeEfficiency(a100, {256, 128 * 108, 768}), 0.75);
+    // One tile more takes a second wave for it alone.
+    EXPECT_DOUBLE_EQ(gemmShapeEfficiency(a100, {256, 128 * 109, 768}), 109.0 / 216 * 0.75);
+    // Rows that fill 200 of a tile's 256.
+    EXPECT_DOUBLE_EQ(gemmShapeEfficiency(a100, {200, 128 * 108, 768}), 200.0 / 256 * 0.75);
+    // Two GEMMs of half the tiles each share one wave.
+    EXPECT_DOUBLE_EQ(gemmShapeEfficiency(a100, {256, 128 * 54, 768, 2}), 0.75);
+    EXPECT_DOUBLE_EQ(gemmShapeEfficiency(a100, {}), 1);
+
+    // The forward at the shape's efficiency; the backward's data gradient (m x k, reducing over n) and weight
+    // gradient (k x n, reducing over m) at theirs, half of the flops each.
+    const GemmShape shape{256, 128 * 108, 768};
+    const double flops = 2 * shape.m * shape.n * shape.k;
+    const double rate = a100.bf16FlopsPerS * a100.gemmEfficiency;
+    EXPECT_DOUBLE_EQ(kernelMicros(a100, OpClass::Gemm, false, false, flops, 0, shape),
+                     flops / (rate * 0.75) * 1e6);
+    const double dgrad = gemmShapeEfficiency(a100, {256, 768, 128 * 108});  // 1 x 6 tiles, one wave
+    const double wgrad = gemmShapeEfficiency(a100, {768, 128 * 108, 256});  // 3 x 108 tiles, three waves
+    EXPECT_DOUBLE_EQ(dgrad, 6.0 / 108 * (128.0 * 108 / (128.0 * 108 + 256)));
+    EXPECT_DOUBLE_EQ(wgrad, 0.5);
+    EXPECT_DOUBLE_EQ(kernelMicros(a100, OpClass::Gemm, false, true, 2 * flops, 0, shape),
+                     (flops / (rate * dgrad) + flops / (rate * wgrad)) * 1e6);
+    // A GEMM whose bytes take longer than its math is memory-bound whatever its shape.
+    const double bytes = 1e12;
+    EXPECT_DOUBLE_EQ(kernelMicros(a100, OpClass::Gemm, false, false, flops, bytes, shape),
+                     bytes / (a100.hbmBytesPerS * a100.memoryEfficiency) * 1e6);
+    // The larger hidden sizes of the largest models fill their waves better: GPT 1T's attention projection
+    // (2048 tokens, 3 x 25600 / 8 columns, K 25600) against GPT-3 175B's (4608 columns, K 12288).
+    EXPECT_GT(gemmShapeEfficiency(a100, {2048, 9600, 25600}),
+              gemmShapeEfficiency(a100, {2048, 4608, 12288}) + 0.03);
 }
 
 TEST(ModelSpec, PresetParameterCountsAreThePublishedModels) {

@@ -22,6 +22,7 @@ struct GpuType {
     double pcieGBps;  // GPU to NIC, per direction (Gen4 x16: 24; Gen5 x16: 48, as NCCL's topology has it)
     double ncclNvlinkGBps;  // NCCL 2.23's application-level bandwidth of one NVLink (its per-SM-generation
                             // figure)
+    uint32_t smCount;       // streaming multiprocessors: a GEMM's tiles run in waves of this many
 };
 
 namespace detail {
@@ -30,16 +31,16 @@ inline constexpr uint64_t kGB = 1'000'000'000ull;
 }  // namespace detail
 
 inline constexpr GpuType kGpuTypes[] = {
-    {"a100", GpuGeneration::Ampere, 312 * detail::kT, 0, 2.039 * detail::kT, 80 * detail::kGB, 24, 20.0},
+    {"a100", GpuGeneration::Ampere, 312 * detail::kT, 0, 2.039 * detail::kT, 80 * detail::kGB, 24, 20.0, 108},
     {"h100", GpuGeneration::Hopper, 989.4 * detail::kT, 1978.9 * detail::kT, 3.35 * detail::kT,
-     80 * detail::kGB, 48, 20.6},
+     80 * detail::kGB, 48, 20.6, 132},
     {"h200", GpuGeneration::Hopper, 989.4 * detail::kT, 1978.9 * detail::kT, 4.8 * detail::kT,
-     141 * detail::kGB, 48, 20.6},
+     141 * detail::kGB, 48, 20.6, 132},
     // NCCL 2.23 tunes Blackwell with Hopper's figures.
     {"b200", GpuGeneration::Blackwell, 2250 * detail::kT, 4500 * detail::kT, 8.0 * detail::kT,
-     180 * detail::kGB, 48, 20.6},
+     180 * detail::kGB, 48, 20.6, 148},
     {"gb200", GpuGeneration::Blackwell, 2500 * detail::kT, 5000 * detail::kT, 8.0 * detail::kT,
-     186 * detail::kGB, 48, 20.6},
+     186 * detail::kGB, 48, 20.6, 148},
 };
 
 // The row named `name`, or nullptr.

@@ -1,6 +1,7 @@
 #include "gpu-spec.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "hardware/gpu-catalogue.h"
 #include "util/text-lines.h"
@@ -13,15 +14,25 @@ namespace {
 // Peaks from the catalogue (hardware/gpu-catalogue.h). Efficiencies, one set per architecture:
 // - attention: FlashAttention's published kernel rates, causal, head dimension 128, sequence 8k (FA3 on H100:
 //   about 640 TFLOP/s forward, 500 backward; FA2 on A100: about 220 and 170), not fitted to step times;
-// - bf16 GEMMs: cuBLAS's large-GEMM rate (about 70 % of peak on both);
-// - fp8 GEMMs (Hopper): the one constant fitted to a step time, Llama-3 70B on 64 H100 (docs/validation.md);
-//   the other published rows are predicted with it;
+// - GEMMs, the rate of one whose shape costs nothing (shape effects below): one constant per architecture
+//   fitted to one step time (Ampere: GPT-3 175B on 64 A100, selective recomputation; Hopper fp8: Llama-3 70B
+//   on 64 H100, docs/validation.md); the other published rows are predicted with it. Hopper's bf16 is
+//   cuBLAS's large-GEMM rate, about 70 % of peak, not fitted;
+// - GEMM shapes: the largest tile cuBLAS runs on the architecture (Ampere 256 x 128, as the guide gives it;
+//   Hopper 128 x 256, its warpgroup MMA tile), the data sheet's SM count, and a fill and epilogue of about
+//   four K steps of 64;
 // - memory-bound kernels: 70 % of HBM bandwidth.
-// Blackwell takes Hopper's fractions, unvalidated.
+// Blackwell takes Hopper's fractions and tile, unvalidated.
 GpuSpec specOf(const hardware::GpuType& type) {
-    const GpuSpec hopper{"", 0, 0, 0, 0, 0.70, 0.49, 0.65, 0.50, 0.70};
-    const GpuSpec ampere{"", 0, 0, 0, 0, 0.61, 0.61, 0.70, 0.55, 0.70};
+    GpuSpec hopper{"", 0, 0, 0, 0, 0.70, 0.52, 0.65, 0.50, 0.70};
+    hopper.tileM = 128;
+    hopper.tileN = 256;
+    GpuSpec ampere{"", 0, 0, 0, 0, 0.71, 0.71, 0.70, 0.55, 0.70};
+    ampere.tileM = 256;
+    ampere.tileN = 128;
     GpuSpec g = type.generation == hardware::GpuGeneration::Ampere ? ampere : hopper;
+    g.sms = type.smCount;
+    g.fillK = 256;
     g.name = type.name;
     g.bf16FlopsPerS = type.bf16FlopsPerS;
     g.fp8FlopsPerS = type.fp8FlopsPerS;
@@ -45,7 +56,19 @@ std::optional<GpuSpec> gpuPreset(const std::string& name) {
     return type ? std::optional<GpuSpec>(specOf(*type)) : std::nullopt;
 }
 
-double kernelMicros(const GpuSpec& gpu, OpClass cls, bool fp8, bool backward, double flops, double bytes) {
+double gemmShapeEfficiency(const GpuSpec& gpu, const GemmShape& shape) {
+    if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.count <= 0 || gpu.sms == 0) {
+        return 1;
+    }
+    // Tiles of a grouped GEMM's members share the waves.
+    const double tiles = std::ceil(shape.m / gpu.tileM) * std::ceil(shape.n / gpu.tileN) * shape.count;
+    const double waves = std::ceil(tiles / gpu.sms);
+    const double filled = shape.m * shape.n * shape.count / (waves * gpu.sms * gpu.tileM * gpu.tileN);
+    return filled * shape.k / (shape.k + gpu.fillK);
+}
+
+double kernelMicros(const GpuSpec& gpu, OpClass cls, bool fp8, bool backward, double flops, double bytes,
+                    const GemmShape& shape) {
     double peak = gpu.bf16FlopsPerS, efficiency = gpu.gemmEfficiency;
     if (cls == OpClass::Gemm && fp8 && gpu.fp8FlopsPerS > 0) {
         peak = gpu.fp8FlopsPerS;
@@ -53,7 +76,13 @@ double kernelMicros(const GpuSpec& gpu, OpClass cls, bool fp8, bool backward, do
     } else if (cls == OpClass::Attention) {
         efficiency = backward ? gpu.attentionBackwardEfficiency : gpu.attentionForwardEfficiency;
     }
-    const double computeS = cls == OpClass::Memory ? 0 : flops / (peak * efficiency);
+    double computeS = cls == OpClass::Memory ? 0 : flops / (peak * efficiency);
+    if (cls == OpClass::Gemm && shape.m > 0) {
+        computeS = backward ? computeS / 2 *
+                                  (1 / gemmShapeEfficiency(gpu, {shape.m, shape.k, shape.n, shape.count}) +
+                                   1 / gemmShapeEfficiency(gpu, {shape.k, shape.n, shape.m, shape.count}))
+                            : computeS / gemmShapeEfficiency(gpu, shape);
+    }
     const double memoryS = bytes / (gpu.hbmBytesPerS * gpu.memoryEfficiency);
     return std::max(computeS, memoryS) * 1e6;
 }

@@ -1,7 +1,9 @@
 // What one GPU can do, and the one place where a kernel's time comes from: a roofline over its peak dense
-// FLOP/s (bf16, fp8) and HBM bandwidth, each derated by the efficiency of its operation class. One set of
-// efficiencies per GPU type, calibrated on as few published step times as possible (docs/validation.md says
-// which), never per case. A CSV of measured kernel times can replace the roofline for named operations.
+// FLOP/s (bf16, fp8) and HBM bandwidth, each derated by the efficiency of its operation class, and a GEMM's
+// further by its shape (how its output tiles fill the SMs' waves, how long its K loop is against the tile's
+// fill and epilogue). One set of efficiencies per GPU type, calibrated on as few published step times as
+// possible (docs/validation.md says which), never per case. A CSV of measured kernel times can replace the
+// roofline for named operations.
 #ifndef MLNET_WORKLOAD_GENERATOR_GPU_SPEC_H
 #define MLNET_WORKLOAD_GENERATOR_GPU_SPEC_H
 
@@ -21,6 +23,12 @@ enum class OpClass : uint8_t {
     Memory,     // element-wise and reductions: norms, activations, residuals, the optimizer step
 };
 
+// A GEMM C[m x n] = A[m x k] B[k x n], `count` of them side by side in one kernel (grouped experts). A
+// shape with m == 0 is unknown: the GEMM runs at its class's efficiency alone.
+struct GemmShape {
+    double m = 0, n = 0, k = 0, count = 1;
+};
+
 struct GpuSpec {
     std::string name;
     double bf16FlopsPerS = 0;  // dense (no sparsity)
@@ -31,6 +39,11 @@ struct GpuSpec {
     // apart).
     double gemmEfficiency = 0, fp8GemmEfficiency = 0, attentionForwardEfficiency = 0,
            attentionBackwardEfficiency = 0, memoryEfficiency = 0;
+    // GEMM shape effects (NVIDIA's "Matrix Multiplication Background" guide: tile and wave quantization):
+    // output tiles of tileM x tileN run in waves of `sms`, and each tile's K loop pays about `fillK` more
+    // elements of K for its pipeline's fill and its epilogue. The efficiencies above are those of a GEMM
+    // large enough for neither to show.
+    uint32_t sms = 0, tileM = 0, tileN = 0, fillK = 0;
 };
 
 // The catalogue's GPU types (hardware/gpu-catalogue.h: a100, h100, h200, b200, gb200), with their
@@ -52,8 +65,16 @@ private:
     std::map<std::pair<std::string, bool>, double> m_times;  // (op, backward) -> microseconds
 };
 
-// The roofline time of one kernel in microseconds: the longer of its compute and its memory traffic.
-double kernelMicros(const GpuSpec& gpu, OpClass cls, bool fp8, bool backward, double flops, double bytes);
+// The fraction of the class's GEMM rate that a GEMM of this shape reaches: its output's tiles over the
+// tile slots of the waves they take, times k / (k + fillK). 1 for an unknown shape.
+double gemmShapeEfficiency(const GpuSpec& gpu, const GemmShape& shape);
+
+// The roofline time of one kernel in microseconds: the longer of its compute and its memory traffic. A GEMM
+// with a known forward `shape` runs at its shape's efficiency; its backward (flops: both halves) is the
+// data gradient (m x k from m x n by n x k) and the weight gradient (k x n, reducing over m), each half of
+// the flops at its own shape's efficiency.
+double kernelMicros(const GpuSpec& gpu, OpClass cls, bool fp8, bool backward, double flops, double bytes,
+                    const GemmShape& shape = {});
 
 }  // namespace mlnet::workload
 

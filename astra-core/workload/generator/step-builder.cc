@@ -27,6 +27,7 @@ struct Kernel {
     OpClass cls;
     double flops;  // model FLOPs (attention counted as if not causal)
     double bytes;
+    GemmShape gemm{};  // a GEMM's forward shape
 };
 
 constexpr uint64_t kNone = UINT64_MAX;  // no node
@@ -109,7 +110,7 @@ private:
         const auto measured = m_b.m_measured ? m_b.m_measured->find(k.op, backward) : std::nullopt;
         m_openMicros += measured ? *measured
                                  : kernelMicros(m_b.m_gpu, k.cls, m.precision == Precision::Fp8, backward,
-                                                executed, k.bytes * scale);
+                                                executed, k.bytes * scale, k.gemm);
         if (m_openName.empty()) {
             m_openName = m_context + k.op + (backward ? ".bwd" : recomputed ? ".recompute" : ".fwd");
         }
@@ -289,8 +290,11 @@ private:
     void lmHead(bool backward) {
         const double vocab = static_cast<double>(m.vocabulary);
         const Kernel norm{"norm", OpClass::Memory, 0, Ts * h * kActivationBytes * 3};
-        const Kernel head{"lm-head", OpClass::Gemm, 2 * T * h * vocab / t,
-                          (T * h + h * vocab / t + T * vocab / t) * kActivationBytes};
+        const Kernel head{"lm-head",
+                          OpClass::Gemm,
+                          2 * T * h * vocab / t,
+                          (T * h + h * vocab / t + T * vocab / t) * kActivationBytes,
+                          {T, vocab / t, h}};
         const Kernel loss{"cross-entropy", OpClass::Memory, 0, T * vocab / t * 4 * 3};  // fp32 logits
         if (!backward) {
             kernel(norm, false);
@@ -362,11 +366,19 @@ private:
                                          : 2 * T * h * m.qkWidth() / t;
             const double kv = 2 * T * h * (a.kvLoraRank + a.qkRopeHeadDim) +
                               2 * T * a.kvLoraRank * m.heads * (a.qkNopeHeadDim + a.vHeadDim) / t;
-            return {"qkv", OpClass::Gemm, q + kv,
-                    (T * h + T * (m.qkWidth() + m.vWidth()) / t) * kActivationBytes};
+            // MLA's down- and up-projections, shaped as one GEMM of their work over the hidden size.
+            return {"qkv",
+                    OpClass::Gemm,
+                    q + kv,
+                    (T * h + T * (m.qkWidth() + m.vWidth()) / t) * kActivationBytes,
+                    {T, (q + kv) / (2 * T * h), h}};
         }
         const double out = m.qkWidth() / t + kvWidth;
-        return {"qkv", OpClass::Gemm, 2 * T * h * out, (T * h + h * out + T * out) * kActivationBytes};
+        return {"qkv",
+                OpClass::Gemm,
+                2 * T * h * out,
+                (T * h + h * out + T * out) * kActivationBytes,
+                {T, out, h}};
     }
 
     // Attention over the whole context: each of this rank's T queries against the sequence's keys.
@@ -411,8 +423,11 @@ private:
         const std::string name = "L" + std::to_string(layer) + ".attn";
         const Kernel norm{"norm", OpClass::Memory, 0, Ts * h * kActivationBytes * 5};
         const Kernel qkv = qkvKernel();
-        const Kernel out{"out-proj", OpClass::Gemm, 2 * T * m.vWidth() / t * h,
-                         (T * m.vWidth() / t + m.vWidth() / t * h + T * h) * kActivationBytes};
+        const Kernel out{"out-proj",
+                         OpClass::Gemm,
+                         2 * T * m.vWidth() / t * h,
+                         (T * m.vWidth() / t + m.vWidth() / t * h + T * h) * kActivationBytes,
+                         {T, h, static_cast<double>(m.vWidth()) / t}};
         if (!backward) {
             kernel(norm, false, recomputed);
             gatherInto(name, qkv, false, recomputed);
@@ -433,11 +448,14 @@ private:
         const std::string name = "L" + std::to_string(layer) + ".mlp";
         const double f = static_cast<double>(m.ffn) / t, up = (m.gatedMlp ? 2 : 1) * f;
         const Kernel norm{"norm", OpClass::Memory, 0, Ts * h * kActivationBytes * 5};
-        const Kernel upK{"mlp-up", OpClass::Gemm, 2 * T * h * up,
-                         (T * h + h * up + T * up) * kActivationBytes};
+        const Kernel upK{"mlp-up",
+                         OpClass::Gemm,
+                         2 * T * h * up,
+                         (T * h + h * up + T * up) * kActivationBytes,
+                         {T, up, h}};
         const Kernel act{"mlp-act", OpClass::Memory, 0, T * (up + f) * kActivationBytes};
-        const Kernel down{"mlp-down", OpClass::Gemm, 2 * T * f * h,
-                          (T * f + f * h + T * h) * kActivationBytes};
+        const Kernel down{
+            "mlp-down", OpClass::Gemm, 2 * T * f * h, (T * f + f * h + T * h) * kActivationBytes, {T, h, f}};
         if (!backward) {
             kernel(norm, false, recomputed);
             gatherInto(name, upK, false, recomputed);
@@ -459,14 +477,23 @@ private:
             Ts * topK;  // tokens this rank's experts take, routing balanced over the EP group
         const double localExperts = experts / p.ep;
         const Kernel norm{"norm", OpClass::Memory, 0, Ts * h * kActivationBytes * 5};
-        const Kernel router{"router", OpClass::Gemm, 2 * Ts * h * experts,
-                            (Ts * h + h * experts) * kActivationBytes};
+        const Kernel router{"router",
+                            OpClass::Gemm,
+                            2 * Ts * h * experts,
+                            (Ts * h + h * experts) * kActivationBytes,
+                            {Ts, experts, h}};
         const Kernel expertsK{
-            "experts", OpClass::Gemm, 2 * mats * routed * h * fe,
-            (localExperts * mats * h * fe + 2 * routed * h + routed * mats * fe) * kActivationBytes};
+            "experts",
+            OpClass::Gemm,
+            2 * mats * routed * h * fe,
+            (localExperts * mats * h * fe + 2 * routed * h + routed * mats * fe) * kActivationBytes,
+            {routed / localExperts, fe, h, localExperts * mats}};  // each expert's GEMMs, side by side
         const double shared = static_cast<double>(m.moe.sharedExperts * m.sharedFfn());
-        const Kernel sharedK{"shared-experts", OpClass::Gemm, 2 * mats * Ts * h * shared,
-                             (mats * h * shared + 2 * Ts * h) * kActivationBytes};
+        const Kernel sharedK{"shared-experts",
+                             OpClass::Gemm,
+                             2 * mats * Ts * h * shared,
+                             (mats * h * shared + 2 * Ts * h) * kActivationBytes,
+                             {Ts, shared, h, mats}};
         const double a2a = routed * h * kActivationBytes;
         if (!backward) {
             kernel(norm, false, recomputed);
