@@ -221,7 +221,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
             m_settings.nic.mtuPayloadBytes, m_settings.nic.ackChunkBytes);
     }
     if (m_settings.scaleUp == FabricSettings::ScaleUp::Fluid) {
-        m_scaleUp = std::make_unique<ScaleUpFluid>(*m_spec, *m_routing, !m_settings.fastForward.enabled);
+        m_scaleUp = std::make_unique<ScaleUpFluid>(*m_spec, *m_routing);
         if (!m_scaleUp->Any()) {
             m_scaleUp.reset();
         }

@@ -13,8 +13,7 @@ namespace mlnet::roce {
 RoceNetworkApi::RoceNetworkApi(RoceFabric& fabric, uint32_t numRanks, std::vector<uint8_t> classByPriority)
     : MessageNetwork(numRanks, numRanks + static_cast<uint32_t>(fabric.Spec().engines.size())),
       m_fabric(fabric),
-      m_classByPriority(std::move(classByPriority)),
-      m_lightEvents(!fabric.Settings().fastForward.enabled) {
+      m_classByPriority(std::move(classByPriority)) {
     NS_ABORT_MSG_IF(m_classByPriority.empty(), "RoceNetworkApi needs at least one traffic class");
 }
 
@@ -24,13 +23,9 @@ TimeNs RoceNetworkApi::now() const {
 
 void RoceNetworkApi::schedule(TimeNs delayNs, Callback callback) {
     ++m_pendingEvents;
-    if (m_lightEvents) {
-        const uint64_t slot = m_scheduled.acquire();
-        m_scheduled[slot] = callback;
-        ScheduleMember<&RoceNetworkApi::RunPooled>(nsToPs(delayNs), this, slot);
-        return;
-    }
-    ns3::Simulator::Schedule(ns3::PicoSeconds(nsToPs(delayNs)), &RoceNetworkApi::Run, this, callback);
+    const uint64_t slot = m_scheduled.acquire();
+    m_scheduled[slot] = callback;
+    ScheduleCoreCall(nsToPs(delayNs), &CallMember<&RoceNetworkApi::RunPooled, RoceNetworkApi>, this, slot);
 }
 
 void RoceNetworkApi::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) {

@@ -72,9 +72,7 @@ private:
     bool m_stopWhenDrained = false;
     bool m_deliveryAtAck = false;
     MessageObserver* m_observer = nullptr;
-    // Core events as the simulator's pooled light events (no allocation per event), which follow the
-    // network's clock: only while fast-forward cannot shift it; otherwise ns-3 events.
-    bool m_lightEvents;
+    // Core events are the simulator's pooled light events on its own clock (no allocation per event).
     SlotPool<Callback, uint64_t> m_scheduled;
 };
 

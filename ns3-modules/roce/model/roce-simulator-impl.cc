@@ -92,13 +92,24 @@ void RoceSimulatorImpl::Run() {
     }
 }
 
+void RoceSimulatorImpl::NoteCoreCall(Call call) {
+    m_lastCoreCall = call;
+    if (!IsCoreCall(call)) {
+        m_coreCalls.push_back(call);
+    }
+}
+
+bool RoceSimulatorImpl::IsCoreCall(Call call) const {
+    return std::find(m_coreCalls.begin(), m_coreCalls.end(), call) != m_coreCalls.end();
+}
+
 void RoceSimulatorImpl::ShiftNetwork(int64_t deltaPs) {
     NS_ABORT_MSG_IF(deltaPs < 0 && static_cast<uint64_t>(-deltaPs) > m_lagPs,
                     "RoceSimulatorImpl::ShiftNetwork: the network cannot fall behind the simulator");
     m_shiftScratch.clear();
     m_queue.Drain(m_shiftScratch);
     for (RoceEventQueue::Entry& e : m_shiftScratch) {
-        if (e.call != &RunNs3Event) {
+        if (e.call != &RunNs3Event && !IsCoreCall(e.call)) {
             NS_ABORT_MSG_IF(deltaPs < 0 && e.ts < m_now + static_cast<uint64_t>(-deltaPs),
                             "RoceSimulatorImpl::ShiftNetwork: a light event would be due before now");
             e.ts += static_cast<uint64_t>(deltaPs);

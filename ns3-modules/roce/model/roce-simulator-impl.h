@@ -41,13 +41,23 @@ public:
     void ScheduleCall(TimePs delayPs, Call call, void* object, uint64_t arg) {
         m_queue.PushNewest(m_now + delayPs, m_nextUid++, call, object, arg);
     }
+    // The same on the simulator's clock, for the rest of the run (the training loop's events, the scale-up
+    // fluid): ShiftNetwork leaves them where they are. `call` must never be scheduled with ScheduleCall too:
+    // a shift tells the two kinds apart by it.
+    void ScheduleCoreCall(TimePs delayPs, Call call, void* object, uint64_t arg) {
+        if (call != m_lastCoreCall) {
+            NoteCoreCall(call);
+        }
+        m_queue.PushNewest(m_now + delayPs, m_nextUid++, call, object, arg);
+    }
     // The network's clock (the simulator's minus the lag).
     TimePs NowPs() const { return m_netNow; }
     // The simulator's clock: ns-3's Now, in picoseconds.
     TimePs SimNowPs() const { return m_now; }
     TimePs NetworkLagPs() const { return m_lagPs; }
-    // Fast-forward: every pending light event becomes due deltaPs later (earlier when negative) and the
-    // network's clock falls behind the simulator's by as much more; ns-3 events keep their times. Called
+    // Fast-forward: every pending light event of the network becomes due deltaPs later (earlier when
+    // negative) and the network's clock falls behind the simulator's by as much more; ns-3 events and core
+    // light events keep their times. Called
     // from an event, never from inside the queue; a negative shift must leave every light event due at or
     // after now. O(pending events).
     void ShiftNetwork(int64_t deltaPs);
@@ -94,6 +104,8 @@ private:
     // context.
     static void RunNs3Event(void* event, uint64_t context);
     uint64_t InsertNs3Event(uint64_t ts, ns3::EventImpl* event, uint32_t context);
+    void NoteCoreCall(Call call);
+    bool IsCoreCall(Call call) const;
 
     static RoceSimulatorImpl* s_current;
     RoceEventQueue m_queue;
@@ -109,6 +121,10 @@ private:
     bool m_stop = false;
     std::vector<RoceEventQueue::Entry>
         m_shiftScratch;  // ShiftNetwork's, kept apart from the fields every event reads
+    // The functions core light events call (a handful), and the last one scheduled: a schedule only looks
+    // at the list when the function changes.
+    std::vector<Call> m_coreCalls;
+    Call m_lastCoreCall = nullptr;
 };
 
 // Light events and the clock, through RoceSimulatorImpl when it runs and through ns3::Simulator otherwise
@@ -118,6 +134,14 @@ void ScheduleCallThroughNs3(TimePs delayPs, RoceSimulatorImpl::Call call, void* 
 inline void ScheduleCall(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg) {
     if (RoceSimulatorImpl* impl = RoceSimulatorImpl::Current()) {
         impl->ScheduleCall(delayPs, call, object, arg);
+    } else {
+        ScheduleCallThroughNs3(delayPs, call, object, arg);
+    }
+}
+// Without RoceSimulatorImpl nothing shifts the network: both kinds are ns-3 events.
+inline void ScheduleCoreCall(TimePs delayPs, RoceSimulatorImpl::Call call, void* object, uint64_t arg) {
+    if (RoceSimulatorImpl* impl = RoceSimulatorImpl::Current()) {
+        impl->ScheduleCoreCall(delayPs, call, object, arg);
     } else {
         ScheduleCallThroughNs3(delayPs, call, object, arg);
     }

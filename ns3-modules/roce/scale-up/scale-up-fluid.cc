@@ -2,20 +2,16 @@
 
 #include <cmath>
 
-#include "ns3/nstime.h"
-#include "ns3/simulator.h"
-
 #include "roce-simulator-impl.h"
 #include "roce-timing.h"
 
 namespace mlnet::roce {
 
-ScaleUpFluid::ScaleUpFluid(const TopologySpec& spec, const Routing& routing, bool lightEvents)
+ScaleUpFluid::ScaleUpFluid(const TopologySpec& spec, const Routing& routing)
     : m_spec(spec),
       m_routing(routing),
       m_fluid(*this, makeCallback<&ScaleUpFluid::Arrived>(this)),
-      m_link(2 * spec.cables.size(), UINT32_MAX),
-      m_light(lightEvents) {
+      m_link(2 * spec.cables.size(), UINT32_MAX) {
     const auto scaleUp = [&](uint32_t v) { return spec.isSwitch(v) && spec.tierName(v) == kTier; };
     for (uint32_t c = 0; c < spec.cables.size(); ++c) {
         const SpecCable& cable = spec.cables[c];
@@ -89,22 +85,14 @@ double ScaleUpFluid::nowNs() const {
 }
 
 void ScaleUpFluid::soon(Callback callback) {
-    if (m_light) {
-        ScheduleCall(0, callback.fn, callback.object, callback.arg);
-    } else {
-        ns3::Simulator::ScheduleNow(callback.fn, callback.object, callback.arg);
-    }
+    ScheduleCoreCall(0, callback.fn, callback.object, callback.arg);
 }
 
 void ScaleUpFluid::At(double timeNs, Callback callback) {
     const double atPs = std::ceil(timeNs * 1000.0);
     const TimePs now = simNowPs();
     const TimePs delay = atPs > static_cast<double>(now) ? static_cast<TimePs>(atPs) - now : 0;
-    if (m_light) {
-        ScheduleCall(delay, callback.fn, callback.object, callback.arg);
-    } else {
-        ns3::Simulator::Schedule(ns3::PicoSeconds(delay), callback.fn, callback.object, callback.arg);
-    }
+    ScheduleCoreCall(delay, callback.fn, callback.object, callback.arg);
 }
 
 void ScaleUpFluid::Arrived(uint64_t slot) {

@@ -32,9 +32,9 @@ public:
     // The tier whose switches make a scale-up domain (topology-builders' addScaleUp, SimAI's NVSwitches).
     static constexpr const char* kTier = "scale-up";
 
-    // `lightEvents`: schedule through RoceSimulatorImpl's pooled events (no allocation per event); they
-    // follow the network's clock, so not when fast-forward may shift it.
-    ScaleUpFluid(const TopologySpec& spec, const Routing& routing, bool lightEvents);
+    // Its events are core light events (RoceSimulatorImpl::ScheduleCoreCall): the simulator's clock, which
+    // fast-forward does not shift.
+    ScaleUpFluid(const TopologySpec& spec, const Routing& routing);
     // False when the network has no scale-up switch: nothing would ever move here.
     bool Any() const { return m_any; }
     // Moves the message here when its route stays on scale-up cables, taking `sent` and `received`; false
@@ -75,7 +75,6 @@ private:
     uint64_t m_deliveredBytes = 0;
     uint64_t m_messages = 0, m_bytes = 0;
     bool m_any = false;
-    bool m_light;
 };
 
 }  // namespace mlnet::roce
