@@ -827,9 +827,10 @@ TEST_P(MlnetNs3InNetwork, ReducesInTheSwitchesUnderEveryCc) {
 }
 
 // NVLS: one server, the NVSwitch's engine takes in and gives out (8 + 1) buffers, 5 %. NVLS-Tree: two such
-// servers, the heads' sums over the rails, 2 x 9 buffers. CollNet Direct: two servers whose rail switches
-// reduce, a buffer per server. NVLS-Tree and CollNet: measured, the packet model is 4-7 % faster at this size
-// (the tree's and the heads' small messages converge on each NIC; 1 % at 128 MiB), so 10 % as for all-to-all.
+// servers, the heads' sums over the rails, 2 x 9 buffers. CollNet Direct and Chain: two servers whose rail
+// switches reduce, a buffer per server. NVLS-Tree and CollNet: measured, the packet model is 4-7 % faster at
+// this size (the tree's and the heads' small messages converge on each NIC; 1 % at 128 MiB), so 10 % as for
+// all-to-all.
 INSTANTIATE_TEST_SUITE_P(
     Nccl, MlnetNs3InNetwork,
     ::testing::Values(
@@ -845,7 +846,12 @@ INSTANTIATE_TEST_SUITE_P(
             "spines": 2, "rate": "400Gbps", "delay": "1us",
             "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"}, "sharp": "rail"})",
                       R"(, "NCCL_COLLNET_ENABLE": "1", "NCCL_ALGO": "CollNetDirect")", "CollNetDirect/Simple",
-                      2, 0.10}),
+                      2, 0.10},
+        InNetworkCase{
+            "collnet_chain", 16, R"({"builder": "rail-optimised", "servers": 2, "nics-per-server": 8,
+            "spines": 2, "rate": "400Gbps", "delay": "1us",
+            "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"}, "sharp": "rail"})",
+            R"(, "NCCL_COLLNET_ENABLE": "1", "NCCL_ALGO": "CollNetChain")", "CollNetChain/Simple", 2, 0.10}),
     [](const ::testing::TestParamInfo<InNetworkCase>& param) { return std::string(param.param.name); });
 
 }  // namespace

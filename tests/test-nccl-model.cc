@@ -667,6 +667,74 @@ TEST(NcclCollNet, EachNicCarriesItsShareOnceEachWayAndTheUplinksNothing) {
     EXPECT_EQ(in.reductions, 16u * ppn * 16);
 }
 
+// CollNet Chain: per channel a chain through the server's GPUs from GPU c % 8 (its NIC's rail switch
+// reduces): each GPU but the head sends its partial sum up the chain over NVLink, the head sends the
+// server's sum into the switch, the total comes back and goes down the chain. Per server and channel 7 sends
+// up and 7 down of the channel's bytes on NVLink, one each way on the head's NIC; the engines take in and
+// give out a buffer per server, one sum per channel and chunk; nothing crosses the spines.
+TEST(NcclCollNet, ChainSendsEachChannelUpItsServerAndThroughItsHeadsSwitch) {
+    const uint32_t servers = 4, ppn = 8;
+    const uint64_t bytes = 64 * kMiB;
+    const auto spec = sharpCluster(servers, "rail");
+    const NvlsRun r = runOn(spec, CollectiveType::AllReduce, bytes,
+                            {{"NCCL_COLLNET_ENABLE", "1"}, {"NCCL_ALGO", "CollNetChain"}});
+    ASSERT_EQ(r.choice.rfind("CollNetChain/Simple x", 0), 0u) << r.choice;
+    const uint32_t channels = static_cast<uint32_t>(std::stoul(r.choice.substr(r.choice.rfind('x') + 1)));
+    ASSERT_GT(channels, 0u);
+    std::vector<uint64_t> channelBytes(channels);
+    for (uint32_t c = 0; c < channels; ++c) {
+        channelBytes[c] = bytes / channels + (c < bytes % channels ? 1 : 0);
+    }
+    uint64_t nvlinkUp = 0;
+    for (uint32_t rank = 0; rank < servers * ppn; ++rank) {
+        // GPU j is channel c's head when c % 8 == j (no send up the chain) and its last when
+        // (c + 7) % 8 == j (no send down).
+        const uint32_t j = rank % ppn;
+        uint64_t expected = 0;
+        for (uint32_t c = 0; c < channels; ++c) {
+            expected += channelBytes[c] * ((c % ppn != j ? 1 : 0) + ((c + ppn - 1) % ppn != j ? 1 : 0));
+        }
+        EXPECT_EQ(r.upBytes[rank], expected) << rank;
+        EXPECT_EQ(r.downBytes[rank], expected) << rank;
+        nvlinkUp += r.upBytes[rank];
+    }
+    EXPECT_EQ(nvlinkUp, servers * 2 * (ppn - 1) * bytes);
+    uint64_t nicUp = 0, nicDown = 0, uplinks = 0;
+    for (uint32_t c = 0; c < spec->cables.size(); ++c) {
+        const SpecCable& cable = spec->cables[c];
+        const bool gpu =
+            spec->tierName(cable.a) == "host" &&
+            std::none_of(spec->engines.begin(), spec->engines.end(),
+                         [&](const TopologySpec::ReductionEngine& e) { return e.host == cable.a; });
+        if (gpu && spec->tierName(cable.b) == "rail") {
+            nicUp += r.links[2 * c];
+            nicDown += r.links[2 * c + 1];
+        }
+        if (spec->tierName(cable.a) == "rail" && spec->tierName(cable.b) == "spine") {
+            uplinks += r.links[2 * c] + r.links[2 * c + 1];
+        }
+    }
+    EXPECT_EQ(nicUp, servers * bytes);
+    EXPECT_EQ(nicDown, servers * bytes);
+    EXPECT_EQ(uplinks, 0u);
+    const auto& in = r.outcome.inNetworkReduction;
+    EXPECT_EQ(in.bytesIn, servers * bytes);
+    EXPECT_EQ(in.bytesOut, servers * bytes);
+    // NCCL's chain chunk: 256 KiB halved while a channel holds fewer than 8 x 64, then 8 x 8, chunks.
+    uint64_t chunk = 256 * 1024;
+    while (bytes / (channels * chunk) < 8 * 64 && chunk > 128 * 1024) {
+        chunk /= 2;
+    }
+    while (bytes / (channels * chunk) < 8 * 8 && chunk > 64 * 1024) {
+        chunk /= 2;
+    }
+    uint64_t sums = 0;
+    for (uint32_t c = 0; c < channels; ++c) {
+        sums += (channelBytes[c] + chunk - 1) / chunk;
+    }
+    EXPECT_EQ(in.reductions, sums);
+}
+
 // CollNet needs NCCL_COLLNET_ENABLE=1 and switches that reduce; then NCCL's tuner takes it where it is
 // fastest (mid sizes on H100 rails: its latency beats Tree's, its bandwidth is below Ring's). A tier that is
 // not there is refused with the tiers there are.

@@ -243,4 +243,31 @@ void NcclCollectives::Op::collNetTotal(uint64_t a) {
     }
     slotGot(a);
 }
+
+void NcclCollectives::Op::chainEnginePost(uint32_t c) {
+    const EngineHead& e = m_chainEngine[c];
+    if (e.reduceLoop >= nvlsLoops(c)) {
+        return;
+    }
+    const uint32_t h = c % m_heads, slot = e.reduceLoop % m_depth;
+    for (const std::vector<uint32_t>& server : m_servers) {
+        expect(server[h], size() + h, c, kTreeUp, slot, pieceOf(c, e.reduceLoop),
+               makeCallback<&Op::chainEngineIn>(this, pack(0, c, slot)));
+    }
+}
+
+void NcclCollectives::Op::chainEngineIn(uint64_t a) {
+    const uint32_t c = channelOf(a), slot = slotOf(a), h = c % m_heads;
+    EngineHead& e = m_chainEngine[c];
+    if (++e.reduceGot < m_servers.size()) {
+        return;
+    }
+    ++m_owner.m_engine.reductions;
+    for (const std::vector<uint32_t>& server : m_servers) {
+        transfer(size() + h, server[h], c, kTreeDown, slot, pieceOf(c, e.reduceLoop), Callback{});
+    }
+    e.reduceGot = 0;
+    ++e.reduceLoop;
+    chainEnginePost(c);
+}
 }  // namespace mlnet::nccl

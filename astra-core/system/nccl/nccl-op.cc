@@ -55,6 +55,23 @@ uint64_t collNetDirectChunkBytes(uint64_t bytes, uint32_t channels, uint32_t hea
     return chunk;
 }
 
+// CollNet Chain's chunk (enqueue.cc, NCCL 2.23): a Simple step, at most 256 KiB, halved while each channel
+// would hold few chunks against the chain's depth (its GPUs per server).
+uint64_t collNetChainChunkBytes(uint64_t bytes, uint32_t channels, uint32_t depth) {
+    uint64_t chunk = std::min<uint64_t>(256u << 10, kSimpleStepBytes);
+    const auto perChannel = [&] { return bytes / (uint64_t{channels} * chunk); };
+    while (perChannel() < uint64_t{depth} * 64 && chunk > (128u << 10)) {
+        chunk /= 2;
+    }
+    while (perChannel() < uint64_t{depth} * 8 && chunk > (64u << 10)) {
+        chunk /= 2;
+    }
+    while (perChannel() < depth && chunk > (32u << 10)) {
+        chunk /= 2;
+    }
+    return chunk;
+}
+
 // NVLS's and NVLS-Tree's chunk clamps (enqueue.cc, NCCL 2.23): in turn, while the operation would keep
 // fewer than `factor` chunks in flight over its channels' heads, the chunk drops to `smaller`.
 struct ChunkClamp {
@@ -176,10 +193,9 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
     const Channels ch = computeChannels(m_shape, owner.m_config.env);
     NcclEnv env = owner.m_config.env;
     // The algorithms this engine moves data for: NVLS inside one server whose scale-up switch reduces
-    // (the network's reduction engine), NVLS-Tree all-reduce across such servers, and CollNet Direct
-    // all-reduce over reducing scale-out switches (servers of one size, a NIC per GPU); not yet NVLS over
-    // CollNet, CollNet Chain, or CollNet's all-gather and reduce-scatter.
-    env.algoAllowed[static_cast<int>(Algo::CollNetChain)] = false;
+    // (the network's reduction engine), NVLS-Tree all-reduce across such servers, and CollNet Direct and
+    // Chain all-reduce over reducing scale-out switches (servers of one size, a NIC per GPU); not yet NVLS
+    // over CollNet, or CollNet's all-gather and reduce-scatter.
     const int engine = m_servers.size() == 1 ? topo.engineOf(topo.serverOf(members[0])) : -1;
     if (engine < 0) {
         env.algoAllowed[static_cast<int>(Algo::Nvls)] = false;
@@ -189,6 +205,7 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
     });
     if (!m_shape.switchesReduce || !evenServers || m_func != Func::AllReduce) {
         env.algoAllowed[static_cast<int>(Algo::CollNetDirect)] = false;
+        env.algoAllowed[static_cast<int>(Algo::CollNetChain)] = false;
     }
     if (!m_shape.nvlsSwitch || !evenServers || m_func != Func::AllReduce) {
         env.algoAllowed[static_cast<int>(Algo::NvlsTree)] = false;
@@ -219,6 +236,15 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
     }
     // The channels' GPU side: each moves its share of the bus bandwidth.
     m_channelBytesPerUs = m_choice.busBwGBps * 1e3 / m_choice.nChannels;
+    if (collNetChain()) {
+        // Channel c's chain starts at the server's GPU c % ppn, whose NIC's switch reduces for it.
+        const uint32_t base = owner.m_network.numRanks(), ppn = static_cast<uint32_t>(m_servers[0].size());
+        for (uint32_t h = 0; h < ppn; ++h) {
+            m_engines.push_back(base + static_cast<uint32_t>(topo.netEngineOf(members[m_servers[0][h]])));
+        }
+        m_heads = ppn;
+        m_chunk = collNetChainChunkBytes(m_bytes, m_choice.nChannels, ppn);
+    }
     if (inNetwork()) {
         // Reductions in switches: NVLS's heads are the server's GPUs and its engine the scale-up
         // switch's; CollNet's heads are each server's GPUs (one per NIC) and the engine of head h the
@@ -258,6 +284,12 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
     if (inNetwork()) {
         engineStart();
     }
+    if (collNetChain()) {
+        m_chainEngine.assign(m_choice.nChannels, EngineHead{});
+        for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
+            chainEnginePost(c);
+        }
+    }
 }
 
 void NcclCollectives::Op::join(uint32_t pos, Callback done, uint32_t record) {
@@ -293,7 +325,7 @@ void NcclCollectives::Op::planChannels() {
     for (uint32_t c = 0; c < nc; ++c) {
         ChannelPlan& p = m_plans[c];
         p.bytes = perRank / nc + (c < perRank % nc ? 1 : 0);
-        if (m_choice.algo == Algo::Tree) {
+        if (m_choice.algo == Algo::Tree || collNetChain()) {
             planTree(c, p);
         } else if (!inNetwork()) {
             planRing(c, p);
@@ -302,13 +334,13 @@ void NcclCollectives::Op::planChannels() {
     // A tree's reduce (up) and broadcast (down) run as two independent pipelines in NCCL (hop by hop,
     // each connection with its own steps), so a member holds a chunk from its reduction until the
     // broadcast brings it back: enough chunks in flight to cover that round trip keep the hops busy.
-    if (m_choice.algo == Algo::Tree) {
+    if (m_choice.algo == Algo::Tree || collNetChain()) {
         std::size_t longestChain = 0;
         for (const auto& server : m_servers) {
             longestChain = std::max(longestChain, server.size());
         }
-        uint32_t levels = 0;
-        while ((std::size_t{1} << levels) < m_servers.size()) {
+        uint32_t levels = collNetChain() ? 1 : 0;  // the chain's head to the switch and back
+        while (!collNetChain() && (std::size_t{1} << levels) < m_servers.size()) {
             ++levels;
         }
         m_depth = std::min<uint32_t>(64, 2 * (static_cast<uint32_t>(longestChain) + levels) + 2);
@@ -362,14 +394,15 @@ void NcclCollectives::Op::planRing(uint32_t c, ChannelPlan& p) {
 
 void NcclCollectives::Op::planTree(uint32_t c, ChannelPlan& p) {
     // A chain inside each server from the GPU that holds the server's tree links, and the servers on a
-    // double binary tree (tree c % 2).
+    // double binary tree (tree c % 2). CollNet Chain: the chain's first GPU has the reducing switch its NIC
+    // is cabled to as its parent (connect.cc: up = nRanks), and no tree joins the servers.
     const int nodes = static_cast<int>(m_servers.size());
     p.tree.assign(size(), TreeLinks{});
     p.children.assign(size(), {});
     std::vector<uint32_t> head(m_servers.size());
     for (std::size_t k = 0; k < m_servers.size(); ++k) {
         const std::vector<uint32_t>& s = m_servers[k];
-        const std::size_t start = (c / 2) % s.size();
+        const std::size_t start = collNetChain() ? c % s.size() : (c / 2) % s.size();
         std::vector<uint32_t> chain;
         for (std::size_t i = 0; i < s.size(); ++i) {
             chain.push_back(s[(start + i) % s.size()]);
@@ -379,6 +412,12 @@ void NcclCollectives::Op::planTree(uint32_t c, ChannelPlan& p) {
             p.tree[chain[i]].parent = static_cast<int>(chain[i - 1]);
             p.children[chain[i - 1]].push_back(chain[i]);
         }
+    }
+    if (collNetChain()) {
+        for (const uint32_t h : head) {
+            p.tree[h].parent = static_cast<int>(size() + c % m_servers[0].size());
+        }
+        return;
     }
     for (int k = 0; k < nodes; ++k) {
         const TreeLinks t = dtree(k, nodes, static_cast<int>(c % 2));
@@ -394,7 +433,7 @@ void NcclCollectives::Op::planTree(uint32_t c, ChannelPlan& p) {
 
 Hop NcclCollectives::Op::hopBetween(uint32_t a, uint32_t b) const {
     if (a >= size() || b >= size()) {
-        return Hop::Nvlink;  // a switch's reduction engine
+        return collNetChain() ? Hop::Net : Hop::Nvlink;  // a switch's reduction engine
     }
     const NcclTopology& t = m_owner.m_topology;
     if (t.serverOf(m_ranks[a]) != t.serverOf(m_ranks[b])) {
@@ -407,7 +446,8 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
                                    uint64_t bytes, Callback sent, bool samePass, uint64_t workBytes) {
     NetworkApi& net = m_owner.m_network;
     const bool nvls = inNetwork();
-    const TimeNs hopNs = latencyOnce()
+    // CollNet Chain: the tuner counts the switch's round trip once, on the way up.
+    const TimeNs hopNs = latencyOnce() || from >= size()
                              ? 0
                              : static_cast<TimeNs>(std::llround(
                                    hopLatencyUs(m_choice.algo, m_choice.proto, hopBetween(from, to)) * 1e3));
@@ -417,8 +457,8 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
             ? 0
             : static_cast<TimeNs>(std::llround(static_cast<double>(work) / m_channelBytesPerUs * 1e3));
     TimeNs doneNs = net.now() + workNs;
-    if (kind == kRing || kind == kTreeUp || kind == kTreeDown || kind == kPat ||
-        (nvls && from < size() && work > 0)) {
+    if (from < size() &&
+        (kind == kRing || kind == kTreeUp || kind == kTreeDown || kind == kPat || (nvls && work > 0))) {
         // One SM per (member, channel) for NVLS: its scatter and multicast stores share it.
         const std::size_t key =
             (std::size_t{from} * m_choice.nChannels + channel) * 3 + (kind < 3 ? kind : 0);
@@ -525,7 +565,7 @@ bool NcclCollectives::Op::startChunk(uint32_t pos, uint32_t c) {
     s = Slot{};
     s.active = true;
     s.piece = pieceOf(c, k);
-    m_choice.algo == Algo::Tree                                      ? treeStart(pos, c, slot)
+    m_choice.algo == Algo::Tree || collNetChain()                    ? treeStart(pos, c, slot)
     : m_choice.algo == Algo::Nvls || m_choice.algo == Algo::NvlsTree ? nvlsStart(pos, c, slot, k)
     : m_choice.algo == Algo::CollNetDirect                           ? collNetStart(pos, c, slot, k)
     : m_choice.algo == Algo::Pat                                     ? patStart(pos, c, slot)
@@ -551,7 +591,8 @@ uint32_t NcclCollectives::Op::receiptsExpected(uint32_t pos, uint32_t c, uint32_
         case Algo::Pat:
             return patMessagesBefore(static_cast<uint32_t>(m_patSteps.size()),
                                      m_members[pos].channels[c].slots[slot].piece);
-        case Algo::Tree: {
+        case Algo::Tree:
+        case Algo::CollNetChain: {
             const ChannelPlan& p = m_plans[c];
             return static_cast<uint32_t>(p.children[pos].size()) + (p.tree[pos].parent >= 0 ? 1 : 0);
         }

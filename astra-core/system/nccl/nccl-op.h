@@ -269,6 +269,7 @@ private:
     bool nvlsReduces() const { return m_func == Func::AllReduce || m_func == Func::ReduceScatter; }
     bool nvlsMulticasts() const { return m_func == Func::AllReduce || m_func == Func::AllGather; }
     bool collNet() const { return m_choice.algo == Algo::CollNetDirect; }
+    bool collNetChain() const { return m_choice.algo == Algo::CollNetChain; }
     bool nvlsTree() const { return m_choice.algo == Algo::NvlsTree; }
     uint32_t nvlsLoops(uint32_t c) const { return static_cast<uint32_t>(chunksOf(m_plans[c].bytes)); }
     uint64_t nvlsShare(uint32_t c, uint32_t loop, uint32_t head) const;
@@ -328,6 +329,17 @@ private:
     void collNetShareIn(uint64_t a);
     void collNetSummed(uint32_t pos, uint32_t c, uint32_t slot);
     void collNetTotal(uint64_t a);
+
+    // --- CollNet Chain (all-reduce; the same switches)
+    // --------------------------------------------------------------------------------------------
+    // A tree all-reduce whose servers meet in a switch instead of a tree: per channel, a chain through the
+    // server's GPUs from GPU c % ppn, which sends the server's sum of each chunk into the reducing switch
+    // its NIC is cabled to and takes the total of every server back down the chain (planTree, treeStart).
+    // The switch's engine sums channel c's chunks in order, one per server, and returns the total to every
+    // server's chain head.
+    std::vector<EngineHead> m_chainEngine;  // per channel: the chunk being summed, the servers' parts in
+    void chainEnginePost(uint32_t c);
+    void chainEngineIn(uint64_t a);
 
     // --- all-to-all
     // --------------------------------------------------------------------------------------------
