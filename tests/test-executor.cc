@@ -4,6 +4,7 @@
 
 #include "raw-trace.h"
 #include "sim-test-util.h"
+#include "system/collective-report.h"
 #include "workload/microbenchmarks.h"
 
 namespace mlnet::test {
@@ -152,6 +153,81 @@ TEST(Executor, ImplementationListMustCoverEveryDimension) {
     Diagnostics none;
     simulate(loadBuilt(TraceSetBuilder(4)), ringSystem(1), twoDims, {}, {}, none);
     EXPECT_FALSE(none.hasErrors()) << none.format(Severity::Error);
+}
+
+}  // namespace
+}  // namespace mlnet::test
+
+namespace mlnet::test {
+namespace {
+
+// The reports' rows are written as text straight into the report; they must be exactly what nlohmann's
+// dump(1) gives for the same values, wherever the array sits and whatever the rows hold.
+TEST(CollectiveReport, RowsWrittenAsTextAreNlohmannsDumpOfTheSameValues) {
+    std::vector<CollectiveRecord> rows;
+    rows.push_back({3, 17, CollectiveType::AllReduce, 1 << 20, 2, 1000, 25000, true, 4, {}, 0, ""});
+    rows.push_back({0,
+                    UINT64_MAX,
+                    CollectiveType::AllToAll,
+                    0,
+                    0,
+                    7,
+                    0,
+                    false,
+                    1,
+                    {5, 0, UINT64_MAX},
+                    0,
+                    "Ring/Simple x24"});
+    rows.push_back({1,
+                    2,
+                    CollectiveType::ReduceScatter,
+                    3,
+                    4,
+                    5,
+                    6,
+                    true,
+                    0,
+                    {1},
+                    0,
+                    std::string("quote\" back\\ tab\t nl\n ctl\x01 \xc3\xa9", 29)});
+    const auto reference = [](const std::vector<CollectiveRecord>& records) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
+        for (const CollectiveRecord& c : records) {
+            const nlohmann::ordered_json null;
+            out.push_back({{"rank", c.rank},
+                           {"node", c.nodeId},
+                           {"type", std::string(toString(c.type))},
+                           {"size_bytes", c.sizeBytes},
+                           {"communicator", c.group},
+                           {"chunks", c.chunks},
+                           {"start_ns", c.startNs},
+                           {"end_ns", c.finished ? nlohmann::ordered_json(c.endNs) : null},
+                           {"duration_ns", c.finished ? nlohmann::ordered_json(c.endNs - c.startNs) : null},
+                           {"bytes_sent_per_dim", c.bytesSentPerDim}});
+            if (!c.nccl.empty()) {
+                out.back()["nccl"] = c.nccl;
+            }
+        }
+        return out;
+    };
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, rows.size()}) {
+        const std::vector<CollectiveRecord> some(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n));
+        nlohmann::ordered_json report, expected;
+        report["completed"] = true;
+        report["collectives"] = collectivesPlaceholder();
+        report["nested"] = {{"collectives", collectivesPlaceholder()}};  // only the first is replaced
+        report["after"] = {1, 2};
+        expected["completed"] = true;
+        expected["collectives"] = reference(some);
+        expected["nested"] = {{"collectives", collectivesPlaceholder()}};
+        expected["after"] = {1, 2};
+        EXPECT_EQ(dumpReport(report, some), expected.dump(1)) << n;
+        // One level deeper, as a report nested in another would have it.
+        nlohmann::ordered_json outer, outerExpected;
+        outer["run"] = {{"collectives", collectivesPlaceholder()}};
+        outerExpected["run"] = {{"collectives", reference(some)}};
+        EXPECT_EQ(dumpReport(outer, some), outerExpected.dump(1)) << n;
+    }
 }
 
 }  // namespace

@@ -1,27 +1,157 @@
 #include "collective-report.h"
 
+#include <charconv>
+#include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace mlnet {
 
-nlohmann::ordered_json collectivesJson(const std::vector<CollectiveRecord>& records) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const CollectiveRecord& c : records) {
-        const nlohmann::ordered_json unfinished;
-        out.push_back({{"rank", c.rank},
-                       {"node", c.nodeId},
-                       {"type", std::string(toString(c.type))},
-                       {"size_bytes", c.sizeBytes},
-                       {"communicator", c.group},
-                       {"chunks", c.chunks},
-                       {"start_ns", c.startNs},
-                       {"end_ns", c.finished ? nlohmann::ordered_json(c.endNs) : unfinished},
-                       {"duration_ns", c.finished ? nlohmann::ordered_json(c.endNs - c.startNs) : unfinished},
-                       {"bytes_sent_per_dim", c.bytesSentPerDim}});
-        if (!c.nccl.empty()) {
-            out.back()["nccl"] = c.nccl;  // NCCL's algorithm/protocol and channels
+namespace {
+
+void appendUnsigned(std::string& out, uint64_t v) {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+    out.append(buf, r.ptr);
+}
+
+// nlohmann's escaping (ensure_ascii off): quotes, backslashes and control characters.
+void appendString(std::string& out, std::string_view s) {
+    out += '"';
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
         }
     }
+    out += '"';
+}
+
+void appendKey(std::string& out, unsigned depth, const char* key) {
+    out.append(depth, ' ');
+    out += '"';
+    out += key;
+    out += "\": ";
+}
+
+}  // namespace
+
+void appendCollectivesJson(const std::vector<CollectiveRecord>& records, unsigned depth, std::string& out) {
+    const unsigned d = depth + 1;  // the rows' fields
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const CollectiveRecord& c = records[i];
+        out.append(depth, ' ');
+        out += "{\n";
+        appendKey(out, d, "rank");
+        appendUnsigned(out, c.rank);
+        out += ",\n";
+        appendKey(out, d, "node");
+        appendUnsigned(out, c.nodeId);
+        out += ",\n";
+        appendKey(out, d, "type");
+        appendString(out, toString(c.type));
+        out += ",\n";
+        appendKey(out, d, "size_bytes");
+        appendUnsigned(out, c.sizeBytes);
+        out += ",\n";
+        appendKey(out, d, "communicator");
+        appendUnsigned(out, c.group);
+        out += ",\n";
+        appendKey(out, d, "chunks");
+        appendUnsigned(out, c.chunks);
+        out += ",\n";
+        appendKey(out, d, "start_ns");
+        appendUnsigned(out, c.startNs);
+        out += ",\n";
+        appendKey(out, d, "end_ns");
+        c.finished ? appendUnsigned(out, c.endNs) : void(out += "null");
+        out += ",\n";
+        appendKey(out, d, "duration_ns");
+        c.finished ? appendUnsigned(out, c.endNs - c.startNs) : void(out += "null");
+        out += ",\n";
+        appendKey(out, d, "bytes_sent_per_dim");
+        if (c.bytesSentPerDim.empty()) {
+            out += "[]";
+        } else {
+            out += "[\n";
+            for (std::size_t k = 0; k < c.bytesSentPerDim.size(); ++k) {
+                out.append(d + 1, ' ');
+                appendUnsigned(out, c.bytesSentPerDim[k]);
+                out += k + 1 < c.bytesSentPerDim.size() ? ",\n" : "\n";
+            }
+            out.append(d, ' ');
+            out += ']';
+        }
+        if (!c.nccl.empty()) {
+            out += ",\n";
+            appendKey(out, d, "nccl");  // NCCL's algorithm/protocol and channels
+            appendString(out, c.nccl);
+        }
+        out += '\n';
+        out.append(depth, ' ');
+        out += i + 1 < records.size() ? "},\n" : "}\n";
+    }
+}
+
+namespace {
+// No value prints as this (nlohmann escapes the control characters).
+constexpr char kPlaceholder[] = "\x01collectives\x01";
+}  // namespace
+
+nlohmann::ordered_json collectivesPlaceholder() {
+    return kPlaceholder;
+}
+
+std::string dumpReport(const nlohmann::ordered_json& report, const std::vector<CollectiveRecord>& records) {
+    const std::string text = report.dump(1);
+    const std::string printed = nlohmann::ordered_json(kPlaceholder).dump();
+    const std::size_t at = text.find(printed);
+    if (at == std::string::npos) {
+        return text;
+    }
+    // The key's indentation: the rows go one level deeper, the closing bracket at its level.
+    const std::size_t lineStart = text.rfind('\n', at) + 1;
+    const unsigned depth = static_cast<unsigned>(text.find_first_not_of(' ', lineStart) - lineStart);
+    std::string out;
+    out.reserve(text.size() + records.size() * 320);
+    out.append(text, 0, at);
+    if (records.empty()) {
+        out += "[]";
+    } else {
+        out += "[\n";
+        appendCollectivesJson(records, depth + 1, out);
+        out.append(depth, ' ');
+        out += ']';
+    }
+    out.append(text, at + printed.size());
     return out;
 }
 

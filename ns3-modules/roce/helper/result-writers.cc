@@ -92,15 +92,15 @@ bool LineStream::commit() {
     return ok;
 }
 
-bool writeJsonAtomically(const std::string& path, const std::string& jsonText, Diagnostics& diag) {
+bool writeJsonAtomically(const std::string& path, std::string jsonText, Diagnostics& diag) {
     if (!nlohmann::json::accept(jsonText)) {
         diag.error(path + ": the summary to write is not valid JSON; nothing was written");
         return false;
     }
-    if (!jsonText.empty() && jsonText.back() == '\n') {
-        return writeFileAtomically(path, jsonText, diag);
+    if (jsonText.empty() || jsonText.back() != '\n') {
+        jsonText += '\n';  // in place: a summary may be hundreds of MB
     }
-    return writeFileAtomically(path, jsonText + "\n", diag);
+    return writeFileAtomically(path, jsonText, diag);
 }
 
 uint64_t bottleneckRateBps(const std::vector<PathHop>& path) {

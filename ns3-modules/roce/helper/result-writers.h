@@ -77,7 +77,7 @@ using QueueSampleStream = RecordStream<QueueSampleRecord, writeQueueSampleLine>;
 
 // As writeFileAtomically, for JSON summaries: the text must parse as JSON (an error otherwise, and nothing is
 // written), and a final newline is added when missing.
-bool writeJsonAtomically(const std::string& path, const std::string& jsonText, Diagnostics& diag);
+bool writeJsonAtomically(const std::string& path, std::string jsonText, Diagnostics& diag);
 
 // One link of a path, in the direction of the data.
 struct PathHop {
