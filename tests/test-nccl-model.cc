@@ -4,6 +4,8 @@
 // rank), run on the congestion-aware analytical network of a described cluster.
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -622,6 +624,32 @@ std::shared_ptr<const TopologySpec> sharpCluster(uint32_t servers, const char* s
     return spec;
 }
 
+// Bytes a run put on the GPUs' NICs (per NIC, each way) and on the rail switches' uplinks (both ways).
+struct RailBytes {
+    std::vector<uint64_t> nicUp, nicDown;
+    uint64_t uplinks = 0;
+    uint64_t up() const { return std::accumulate(nicUp.begin(), nicUp.end(), uint64_t{0}); }
+    uint64_t down() const { return std::accumulate(nicDown.begin(), nicDown.end(), uint64_t{0}); }
+};
+RailBytes railBytes(const TopologySpec& spec, const NvlsRun& r) {
+    RailBytes b;
+    for (uint32_t c = 0; c < spec.cables.size(); ++c) {
+        const SpecCable& cable = spec.cables[c];
+        const bool gpu =
+            spec.tierName(cable.a) == "host" &&
+            std::none_of(spec.engines.begin(), spec.engines.end(),
+                         [&](const TopologySpec::ReductionEngine& e) { return e.host == cable.a; });
+        if (gpu && spec.tierName(cable.b) == "rail") {
+            b.nicUp.push_back(r.links[2 * c]);
+            b.nicDown.push_back(r.links[2 * c + 1]);
+        }
+        if (spec.tierName(cable.a) == "rail" && spec.tierName(cable.b) == "spine") {
+            b.uplinks += r.links[2 * c] + r.links[2 * c + 1];
+        }
+    }
+    return b;
+}
+
 // Each GPU (a head: one per NIC) sends the other local heads their shares over NVLink, sends its server's sum
 // of its share (1/8 of the buffer) into its rail switch, receives the total of every server and copies it to
 // the other local GPUs: each NIC carries the buffer / 8 each way, each NVLink 2 x 7/8 of it, the rail
@@ -638,26 +666,15 @@ TEST(NcclCollNet, EachNicCarriesItsShareOnceEachWayAndTheUplinksNothing) {
         EXPECT_EQ(r.upBytes[rank], 2 * (ppn - 1) * (bytes / ppn)) << rank;  // NVLink
         EXPECT_EQ(r.downBytes[rank], 2 * (ppn - 1) * (bytes / ppn)) << rank;
     }
-    uint64_t nicUp = 0, nicDown = 0, uplinks = 0;
-    for (uint32_t c = 0; c < spec->cables.size(); ++c) {
-        const SpecCable& cable = spec->cables[c];
-        const bool gpu =
-            spec->tierName(cable.a) == "host" &&
-            std::none_of(spec->engines.begin(), spec->engines.end(),
-                         [&](const TopologySpec::ReductionEngine& e) { return e.host == cable.a; });
-        if (gpu && spec->tierName(cable.b) == "rail") {
-            EXPECT_EQ(r.links[2 * c], bytes / ppn) << "NIC of host " << cable.a;
-            EXPECT_EQ(r.links[2 * c + 1], bytes / ppn) << "NIC of host " << cable.a;
-            nicUp += r.links[2 * c];
-            nicDown += r.links[2 * c + 1];
-        }
-        if (spec->tierName(cable.a) == "rail" && spec->tierName(cable.b) == "spine") {
-            uplinks += r.links[2 * c] + r.links[2 * c + 1];
-        }
+    const RailBytes rails = railBytes(*spec, r);
+    ASSERT_EQ(rails.nicUp.size(), servers * ppn);
+    for (std::size_t nic = 0; nic < rails.nicUp.size(); ++nic) {
+        EXPECT_EQ(rails.nicUp[nic], bytes / ppn) << "NIC " << nic;
+        EXPECT_EQ(rails.nicDown[nic], bytes / ppn) << "NIC " << nic;
     }
-    EXPECT_EQ(nicUp, servers * bytes);
-    EXPECT_EQ(nicDown, servers * bytes);
-    EXPECT_EQ(uplinks, 0u);
+    EXPECT_EQ(rails.up(), servers * bytes);
+    EXPECT_EQ(rails.down(), servers * bytes);
+    EXPECT_EQ(rails.uplinks, 0u);
     const auto& in = r.outcome.inNetworkReduction;
     EXPECT_EQ(in.bytesIn, servers * bytes);
     EXPECT_EQ(in.bytesOut, servers * bytes);
@@ -699,24 +716,10 @@ TEST(NcclCollNet, ChainSendsEachChannelUpItsServerAndThroughItsHeadsSwitch) {
         nvlinkUp += r.upBytes[rank];
     }
     EXPECT_EQ(nvlinkUp, servers * 2 * (ppn - 1) * bytes);
-    uint64_t nicUp = 0, nicDown = 0, uplinks = 0;
-    for (uint32_t c = 0; c < spec->cables.size(); ++c) {
-        const SpecCable& cable = spec->cables[c];
-        const bool gpu =
-            spec->tierName(cable.a) == "host" &&
-            std::none_of(spec->engines.begin(), spec->engines.end(),
-                         [&](const TopologySpec::ReductionEngine& e) { return e.host == cable.a; });
-        if (gpu && spec->tierName(cable.b) == "rail") {
-            nicUp += r.links[2 * c];
-            nicDown += r.links[2 * c + 1];
-        }
-        if (spec->tierName(cable.a) == "rail" && spec->tierName(cable.b) == "spine") {
-            uplinks += r.links[2 * c] + r.links[2 * c + 1];
-        }
-    }
-    EXPECT_EQ(nicUp, servers * bytes);
-    EXPECT_EQ(nicDown, servers * bytes);
-    EXPECT_EQ(uplinks, 0u);
+    const RailBytes rails = railBytes(*spec, r);
+    EXPECT_EQ(rails.up(), servers * bytes);
+    EXPECT_EQ(rails.down(), servers * bytes);
+    EXPECT_EQ(rails.uplinks, 0u);
     const auto& in = r.outcome.inNetworkReduction;
     EXPECT_EQ(in.bytesIn, servers * bytes);
     EXPECT_EQ(in.bytesOut, servers * bytes);

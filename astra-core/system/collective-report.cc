@@ -9,6 +9,10 @@ namespace mlnet {
 
 namespace {
 
+// Stands for the rows in a report until dumpReport; no value prints as this (nlohmann escapes the control
+// characters).
+constexpr char kPlaceholder[] = "\x01collectives\x01";
+
 void appendUnsigned(std::string& out, uint64_t v) {
     char buf[24];
     const auto r = std::to_chars(buf, buf + sizeof(buf), v);
@@ -62,6 +66,12 @@ void appendKey(std::string& out, unsigned depth, const char* key) {
     out += "\": ";
 }
 
+void appendNumberField(std::string& out, unsigned depth, const char* key, uint64_t v) {
+    appendKey(out, depth, key);
+    appendUnsigned(out, v);
+    out += ",\n";
+}
+
 }  // namespace
 
 void appendCollectivesJson(const std::vector<CollectiveRecord>& records, unsigned depth, std::string& out) {
@@ -70,27 +80,15 @@ void appendCollectivesJson(const std::vector<CollectiveRecord>& records, unsigne
         const CollectiveRecord& c = records[i];
         out.append(depth, ' ');
         out += "{\n";
-        appendKey(out, d, "rank");
-        appendUnsigned(out, c.rank);
-        out += ",\n";
-        appendKey(out, d, "node");
-        appendUnsigned(out, c.nodeId);
-        out += ",\n";
+        appendNumberField(out, d, "rank", c.rank);
+        appendNumberField(out, d, "node", c.nodeId);
         appendKey(out, d, "type");
         appendString(out, toString(c.type));
         out += ",\n";
-        appendKey(out, d, "size_bytes");
-        appendUnsigned(out, c.sizeBytes);
-        out += ",\n";
-        appendKey(out, d, "communicator");
-        appendUnsigned(out, c.group);
-        out += ",\n";
-        appendKey(out, d, "chunks");
-        appendUnsigned(out, c.chunks);
-        out += ",\n";
-        appendKey(out, d, "start_ns");
-        appendUnsigned(out, c.startNs);
-        out += ",\n";
+        appendNumberField(out, d, "size_bytes", c.sizeBytes);
+        appendNumberField(out, d, "communicator", c.group);
+        appendNumberField(out, d, "chunks", c.chunks);
+        appendNumberField(out, d, "start_ns", c.startNs);
         appendKey(out, d, "end_ns");
         c.finished ? appendUnsigned(out, c.endNs) : void(out += "null");
         out += ",\n";
@@ -120,11 +118,6 @@ void appendCollectivesJson(const std::vector<CollectiveRecord>& records, unsigne
         out += i + 1 < records.size() ? "},\n" : "}\n";
     }
 }
-
-namespace {
-// No value prints as this (nlohmann escapes the control characters).
-constexpr char kPlaceholder[] = "\x01collectives\x01";
-}  // namespace
 
 nlohmann::ordered_json collectivesPlaceholder() {
     return kPlaceholder;
