@@ -650,6 +650,17 @@ RailBytes railBytes(const TopologySpec& spec, const NvlsRun& r) {
     return b;
 }
 
+// What every CollNet all-reduce moves through the reducing rail switches: each server's buffer once each way
+// over its NICs, into and out of the engines, nothing over the uplinks.
+void expectABufferPerServerThroughTheSwitches(const RailBytes& rails, const NvlsRun& r, uint64_t servers,
+                                              uint64_t bytes) {
+    EXPECT_EQ(rails.up(), servers * bytes);
+    EXPECT_EQ(rails.down(), servers * bytes);
+    EXPECT_EQ(rails.uplinks, 0u);
+    EXPECT_EQ(r.outcome.inNetworkReduction.bytesIn, servers * bytes);
+    EXPECT_EQ(r.outcome.inNetworkReduction.bytesOut, servers * bytes);
+}
+
 // Each GPU (a head: one per NIC) sends the other local heads their shares over NVLink, sends its server's sum
 // of its share (1/8 of the buffer) into its rail switch, receives the total of every server and copies it to
 // the other local GPUs: each NIC carries the buffer / 8 each way, each NVLink 2 x 7/8 of it, the rail
@@ -672,12 +683,8 @@ TEST(NcclCollNet, EachNicCarriesItsShareOnceEachWayAndTheUplinksNothing) {
         EXPECT_EQ(rails.nicUp[nic], bytes / ppn) << "NIC " << nic;
         EXPECT_EQ(rails.nicDown[nic], bytes / ppn) << "NIC " << nic;
     }
-    EXPECT_EQ(rails.up(), servers * bytes);
-    EXPECT_EQ(rails.down(), servers * bytes);
-    EXPECT_EQ(rails.uplinks, 0u);
+    expectABufferPerServerThroughTheSwitches(rails, r, servers, bytes);
     const auto& in = r.outcome.inNetworkReduction;
-    EXPECT_EQ(in.bytesIn, servers * bytes);
-    EXPECT_EQ(in.bytesOut, servers * bytes);
     // One sum per channel, head and loop: 16 channels; NCCL's clamps halve the 512 KiB chunk to 128 KiB
     // (fewer than 2 x 64 chunks per channel and head), then to 32 KiB (fewer than 2 x 8): 16 loops per
     // channel of 8 x 32 KiB.
@@ -717,12 +724,8 @@ TEST(NcclCollNet, ChainSendsEachChannelUpItsServerAndThroughItsHeadsSwitch) {
     }
     EXPECT_EQ(nvlinkUp, servers * 2 * (ppn - 1) * bytes);
     const RailBytes rails = railBytes(*spec, r);
-    EXPECT_EQ(rails.up(), servers * bytes);
-    EXPECT_EQ(rails.down(), servers * bytes);
-    EXPECT_EQ(rails.uplinks, 0u);
+    expectABufferPerServerThroughTheSwitches(rails, r, servers, bytes);
     const auto& in = r.outcome.inNetworkReduction;
-    EXPECT_EQ(in.bytesIn, servers * bytes);
-    EXPECT_EQ(in.bytesOut, servers * bytes);
     // NCCL's chain chunk: 256 KiB halved while a channel holds fewer than 8 x 64, then 8 x 8, chunks.
     uint64_t chunk = 256 * 1024;
     while (bytes / (channels * chunk) < 8 * 64 && chunk > 128 * 1024) {
