@@ -52,14 +52,11 @@ protected:
     void transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) override;
 
 private:
-    void Run(Callback callback) {
-        --m_pendingEvents;
-        callback();
-    }
     void RunPooled(uint64_t slot) {
         const Callback callback = m_scheduled[slot];
         m_scheduled.release(slot);
-        Run(callback);
+        --m_pendingEvents;
+        callback();
     }
     void SelfMessage(uint64_t id);
     void Settled();
