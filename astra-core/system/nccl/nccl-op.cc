@@ -280,6 +280,7 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
         // algorithm bandwidth, and the tuner's latency is paid once, at the start.
         m_channelBytesPerUs = m_choice.algBwGBps * 1e3 / m_choice.nChannels;
     }
+    applyDeviceCosts();
     planChannels();
     if (inNetwork()) {
         engineStart();
@@ -292,6 +293,20 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
     }
 }
 
+void NcclCollectives::Op::applyDeviceCosts() {
+    const DeviceCosts dev = deviceCosts(m_shape.arch);
+    if (m_choice.proto != Proto::Simple) {
+        m_channelBytesPerUs *= m_choice.proto == Proto::LL ? dev.llRateFactor : dev.ll128RateFactor;
+    } else if (m_choice.algo == Algo::Ring || m_choice.algo == Algo::Tree) {
+        m_stepCostNs = static_cast<TimeNs>(std::llround(dev.simpleStepUs * 1e3));
+    } else if (m_choice.algo == Algo::Nvls) {
+        m_channelBytesPerUs *= dev.nvlsRateFactor;
+        m_stepCostNs = static_cast<TimeNs>(std::llround(dev.nvlsLoopUs * 1e3));
+        m_fillNs = static_cast<TimeNs>(
+            std::llround(dev.nvlsFillChunks * static_cast<double>(m_chunk) / m_channelBytesPerUs * 1e3));
+    }
+}
+
 void NcclCollectives::Op::join(uint32_t pos, Callback done, uint32_t record) {
     Member& m = m_members[pos];
     m.done = done;
@@ -299,7 +314,7 @@ void NcclCollectives::Op::join(uint32_t pos, Callback done, uint32_t record) {
     m.joined = true;
     const double latencyUs =
         latencyOnce() ? m_choice.latencyUs : baseLatencyUs(m_choice.algo, m_choice.proto);
-    const TimeNs base = static_cast<TimeNs>(std::llround(latencyUs * 1e3));
+    const TimeNs base = static_cast<TimeNs>(std::llround(latencyUs * 1e3)) + m_fillNs;
     m_owner.m_network.schedule(base, makeCallback<&Op::start>(this, pos));
 }
 
@@ -465,7 +480,12 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
         if (m_smFreeNs.size() <= key) {
             m_smFreeNs.resize(std::size_t{size()} * m_choice.nChannels * 3, 0);
         }
-        doneNs = samePass ? m_smFreeNs[key] : std::max(m_smFreeNs[key], net.now()) + workNs;
+        // A step's fixed cost: per ring or tree step; NVLS once per loop, with the member's own share.
+        const TimeNs stepNs =
+            kind < 3 || (kind == kNvlsUp && m_choice.algo == Algo::Nvls && slot == m_localOf[from])
+                ? m_stepCostNs
+                : 0;
+        doneNs = samePass ? m_smFreeNs[key] : std::max(m_smFreeNs[key], net.now()) + workNs + stepNs;
         m_smFreeNs[key] = doneNs;
     }
     // Sender-side ready times of the messages on their way, FIFO per way as the network matches them: the

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nccl-collectives.h"
+#include "nccl-device-costs.h"
 #include "util/pools.h"
 
 namespace mlnet::nccl {
@@ -115,6 +116,8 @@ private:
     static uint32_t extraOf(uint64_t a) { return static_cast<uint32_t>(a >> 40); }
 
     void planChannels();
+    // The GPU generation's calibrated kernel costs (nccl-device-costs.h) on the channels' rate and steps.
+    void applyDeviceCosts();
 
     uint64_t loopBytes() const;
     uint64_t chunksOf(uint64_t bytes) const {
@@ -378,6 +381,9 @@ private:
     Choice m_choice;
     uint64_t m_bytes = 0, m_chunk = 0;
     double m_channelBytesPerUs = 1;
+    // The kernel's side beyond the tuner's (nccl-device-costs.h): a fixed cost per step (ring, tree) or loop
+    // (NVLS) on the channel's SM, and NVLS's pipeline fill at the start.
+    TimeNs m_stepCostNs = 0, m_fillNs = 0;
     std::vector<std::vector<uint32_t>> m_servers;  // member positions per server, by local index
     std::vector<ChannelPlan> m_plans;
     std::vector<Member> m_members;
