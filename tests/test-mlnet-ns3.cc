@@ -602,9 +602,6 @@ TEST_F(MlnetNs3, NcclTestsPrintsNcclTestsTable) {
     EXPECT_EQ(run("mlnet-nccl-tests", "--op all_reduce -b 1X --network-configuration=" + net).status, 1);
 }
 
-// Every NCCL algorithm the model runs finishes at packet level under every congestion control with PFC on and
-// no drops, and agrees with the congestion-aware analytical model of the same description (two servers of 8
-// GPUs, rails and two spines).
 // scenarios/nccl/ holds the clusters of docs/nccl-model.md's tables: each still gives the figures printed
 // there.
 TEST_F(MlnetNs3, NcclScenarioFilesGiveTheDocumentedFigures) {
@@ -681,6 +678,9 @@ TEST_F(MlnetNs3, NcclOneServerAllReduceIsWithinTenPercentOfPublishedNcclTests) {
     }
 }
 
+// Every NCCL algorithm the model runs finishes at packet level under every congestion control with PFC on and
+// no drops, and agrees with the congestion-aware analytical model of the same description (two servers of 8
+// GPUs, rails and two spines).
 TEST_F(MlnetNs3, NcclAlgorithmsRunAtPacketLevelUnderEveryCc) {
     const std::string net = write("two-servers.json", R"({"topology": {"builder": "rail-optimised",
         "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
