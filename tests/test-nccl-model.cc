@@ -789,6 +789,78 @@ TEST(NcclCollNet, OnlyWithReducingSwitchesAndTheSwitchOn) {
         << spineDiag.format(Severity::Error);
 }
 
+// A Clos of two leaves (two servers of 8 GPUs each, their NICs on their leaf) and two spines: every server's
+// GPU h is on one of two leaves, so one level of SHARP cannot reduce for them; with the spines reducing too,
+// each head's parts meet in its leaf and the two leaves' sums in a spine (the root: spine h % 2), which sends
+// the total back. Per leaf-spine link each way: the leaf's sums of the heads that spine serves, so all
+// uplinks together carry 2 leaves x the buffer each way; each NIC carries the buffer / 8 each way; the
+// engines take in 4 (servers into leaves) + 2 (leaves into spines) + 2 (spines' totals into leaves) buffers;
+// a sum per channel, loop and head in each leaf and spine node.
+std::shared_ptr<const TopologySpec> twoLeafClos(const char* sharp) {
+    const nlohmann::json doc = nlohmann::json::parse(
+        std::string(R"({"topology": {"builder": "clos", "leaves": 2, "hosts-per-leaf": 16, "spines": 2,
+        "rate": "400Gbps", "delay": "1us", "scale-up": {"npus-per-server": 8, "rate": "3600Gbps",
+        "delay": "250ns"}, "sharp": )") +
+        sharp + "}}");
+    Diagnostics diag;
+    auto spec = topologyFromJson(doc, "clos.json", doc.dump(), diag);
+    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    return spec;
+}
+
+TEST(NcclCollNet, TwoLevelsSumInTheLeavesAndThenInASpine) {
+    const uint64_t bytes = 64 * kMiB;
+    const std::vector<std::pair<std::string, std::string>> on = {{"NCCL_COLLNET_ENABLE", "1"}};
+    // The leaves alone: the heads of one index are on two switches with no reducing switch above.
+    EXPECT_EQ(
+        runOn(twoLeafClos(R"("leaf")"), CollectiveType::AllReduce, bytes, on).choice.rfind("CollNet", 0),
+        std::string::npos);
+    const auto spec = twoLeafClos(R"(["leaf", "spine"])");
+    for (const char* algo : {"CollNetDirect", "CollNetChain"}) {
+        SCOPED_TRACE(algo);
+        const NvlsRun r = runOn(spec, CollectiveType::AllReduce, bytes, {on[0], {"NCCL_ALGO", algo}});
+        ASSERT_EQ(r.choice.rfind(algo, 0), 0u) << r.choice;
+        uint64_t nicUp = 0, nicDown = 0, uplinks = 0;
+        for (uint32_t c = 0; c < spec->cables.size(); ++c) {
+            const SpecCable& cable = spec->cables[c];
+            const bool engine = std::any_of(spec->engines.begin(), spec->engines.end(), [&](const auto& e) {
+                return e.host == cable.a || e.host == cable.b;
+            });
+            if (!engine && spec->tierName(cable.a) == "host" && spec->tierName(cable.b) == "leaf") {
+                nicUp += r.links[2 * c];
+                nicDown += r.links[2 * c + 1];
+            }
+            if (spec->tierName(cable.a) == "leaf" && spec->tierName(cable.b) == "spine") {
+                uplinks += r.links[2 * c] + r.links[2 * c + 1];
+            }
+        }
+        EXPECT_EQ(nicUp, 4 * bytes);
+        EXPECT_EQ(nicDown, 4 * bytes);
+        EXPECT_EQ(uplinks, 2 * 2 * bytes);
+        EXPECT_EQ(r.outcome.inNetworkReduction.bytesIn, 8 * bytes);
+        EXPECT_EQ(r.outcome.inNetworkReduction.bytesOut, 8 * bytes);
+        EXPECT_EQ(r.outcome.inNetworkReduction.reductions % 3, 0u);  // two leaves and a root per head
+    }
+    // Bad values name the key and what was expected.
+    for (const auto& [sharp, expected] : std::vector<std::pair<std::string, std::string>>{
+             {R"(["spine"])", "'spine' is not a tier of scale-out switches that hosts are cabled to"},
+             {R"(["leaf", "leaf"])", "'leaf' is not a tier of switches above 'leaf'; expected 'spine'"},
+             {R"(["leaf", "core"])", "'core' is not a tier of switches above 'leaf'"},
+             {R"(["leaf", "spine", "core"])", "a list of one or two tier names"},
+             {"5", "expected a tier name or a list"}}) {
+        const nlohmann::json doc = nlohmann::json::parse(
+            std::string(R"({"topology": {"builder": "clos", "leaves": 2, "hosts-per-leaf": 4, "spines": 2,
+            "rate": "400Gbps", "delay": "1us", "sharp": )") +
+            sharp + "}}");
+        Diagnostics diag;
+        EXPECT_EQ(topologyFromJson(doc, "bad.json", doc.dump(), diag), nullptr) << sharp;
+        EXPECT_NE(diag.format(Severity::Error).find("sharp"), std::string::npos)
+            << diag.format(Severity::Error);
+        EXPECT_NE(diag.format(Severity::Error).find(expected), std::string::npos)
+            << diag.format(Severity::Error);
+    }
+}
+
 TEST(NcclModel, ANameOutsideNcclsListsIsRefusedWithTheKey) {
     const auto spec = cluster(1);
     SimulationOptions options;

@@ -320,6 +320,24 @@ void addReductionEngines(TopologySpec& spec, const std::vector<uint32_t>& switch
         spec.structuralRoutes.push_back({sw, engine, engine + 1, {enginePort[i]}});
         spec.engines.push_back({engine, sw});
     }
+    // Engines of adjacent reducing switches (a leaf's and a spine's, in a reduction tree) reach each other
+    // over the cables between their switches, whatever the switches route by default.
+    spec.finalize();
+    const uint32_t total = static_cast<uint32_t>(spec.engines.size());
+    for (uint32_t i = total - count; i < total; ++i) {
+        for (uint32_t j = total - count; j < total; ++j) {
+            const uint32_t a = spec.engines[i].switchVertex, b = spec.engines[j].switchVertex;
+            std::vector<uint16_t> ports;
+            for (uint32_t p = 0; p < spec.numPorts(a); ++p) {
+                if (i != j && spec.portPeer(a, p) == b) {
+                    ports.push_back(port(p));
+                }
+            }
+            if (!ports.empty()) {
+                spec.structuralRoutes.push_back({a, spec.engines[j].host, spec.engines[j].host + 1, ports});
+            }
+        }
+    }
     spec.finalize();
 }
 

@@ -257,29 +257,60 @@ std::optional<TopologySpec> readTopologySection(JsonSection t) {
         }
     }
     if (spec) {
-        if (const auto tier = t.string("sharp")) {
-            // SHARP-class switches: every switch of the named tier reduces, through an engine of its own. One
-            // aggregation level: the tier must be one the NICs are cabled to.
+        if (const nlohmann::json* sharp = t.value("sharp"); sharp && !sharp->is_null()) {
+            // SHARP-class switches: every switch of the named tiers reduces, through an engine of its own.
+            // "sharp": "rail" (one aggregation level: a tier the NICs are cabled to), or a list from the NICs
+            // upwards, ["leaf", "spine"]: the leaves sum their hosts' shares and a switch of the next tier
+            // sums the leaves' (a two-level reduction tree).
+            std::vector<std::string> named;
+            if (sharp->is_string()) {
+                named.push_back(sharp->get<std::string>());
+            } else if (sharp->is_array() && !sharp->empty() && sharp->size() <= 2 &&
+                       std::all_of(sharp->begin(), sharp->end(),
+                                   [](const auto& x) { return x.is_string(); })) {
+                for (const auto& x : *sharp) {
+                    named.push_back(x.get<std::string>());
+                }
+            } else {
+                t.error("sharp",
+                        "expected a tier name or a list of one or two tier names (lowest first), got " +
+                            sharp->dump());
+                return std::nullopt;
+            }
             std::vector<uint32_t> switches;
-            std::string tiers;  // the tiers hosts are cabled to, for the message
+            std::string tiers, upper;  // the tiers hosts are cabled to, the others, for messages
             for (uint32_t v = spec->numHosts(); v < spec->numVertices(); ++v) {
                 bool servesHosts = false;
                 for (uint32_t p = 0; p < spec->numPorts(v) && !servesHosts; ++p) {
                     servesHosts = !spec->isSwitch(spec->portPeer(v, p));
                 }
                 const std::string& name = spec->tierName(v);
-                if (servesHosts && name != "scale-up" && tiers.find("'" + name + "'") == std::string::npos) {
-                    tiers += (tiers.empty() ? "'" : ", '") + name + "'";
+                std::string& list = servesHosts ? tiers : upper;
+                if (name != "scale-up" && list.find("'" + name + "'") == std::string::npos) {
+                    list += (list.empty() ? "'" : ", '") + name + "'";
                 }
-                if (name == *tier && name != "scale-up" && servesHosts) {
+                const bool wanted =
+                    name != "scale-up" &&
+                    (named[0] == name ? servesHosts : named.size() > 1 && named[1] == name && !servesHosts);
+                if (wanted) {
                     switches.push_back(v);
                 }
             }
-            if (switches.empty()) {
+            const auto count = [&](const std::string& name) {
+                return std::count_if(switches.begin(), switches.end(),
+                                     [&](uint32_t v) { return spec->tierName(v) == name; });
+            };
+            if (count(named[0]) == 0) {
                 t.error("sharp",
-                        "'" + *tier + "' is not a tier of scale-out switches that hosts are cabled to; " +
+                        "'" + named[0] + "' is not a tier of scale-out switches that hosts are cabled to; " +
                             (tiers.empty() ? std::string("this network has none") : "expected " + tiers) +
                             " (\"nvls\" in \"scale-up\" makes the scale-up switches reduce)");
+                return std::nullopt;
+            }
+            if (named.size() > 1 && (named[1] == named[0] || count(named[1]) == 0)) {
+                t.error("sharp",
+                        "'" + named[1] + "' is not a tier of switches above '" + named[0] + "'; " +
+                            (upper.empty() ? std::string("this network has none") : "expected " + upper));
                 return std::nullopt;
             }
             addReductionEngines(*spec, switches);

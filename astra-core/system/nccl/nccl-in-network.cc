@@ -1,5 +1,8 @@
 #include "nccl-op.h"
 
+#include <algorithm>
+#include <map>
+
 namespace mlnet::nccl {
 
 uint64_t NcclCollectives::Op::nvlsShare(uint32_t c, uint32_t loop, uint32_t head) const {
@@ -117,14 +120,16 @@ void NcclCollectives::Op::nvlsTreeTotal(uint32_t pos, uint32_t c, uint32_t slot)
 }
 
 void NcclCollectives::Op::engineStart() {
+    if (collNet()) {
+        reductionTreeStart();
+        return;
+    }
     m_engineHeads.assign(std::size_t{m_choice.nChannels} * groups() * m_heads, EngineHead{});
     for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
         for (uint32_t g = 0; g < groups(); ++g) {
             for (uint32_t h = 0; h < m_heads; ++h) {
                 engineReducePost(c, g, h);
-                if (!collNet()) {
-                    engineStorePost(c, g, h);
-                }
+                engineStorePost(c, g, h);
             }
         }
     }
@@ -136,8 +141,8 @@ void NcclCollectives::Op::engineReducePost(uint32_t c, uint32_t g, uint32_t h) {
         return;
     }
     for (uint32_t i = 0; i < contributors(g); ++i) {
-        expect(contributor(g, h, i), enginePos(g, h), c, collNet() ? kCnUp : kNvlsUp, h,
-               nvlsShare(c, e.reduceLoop, h), makeCallback<&Op::engineShareIn>(this, pack(h, c, 0, g)));
+        expect(contributor(g, h, i), enginePos(g, h), c, kNvlsUp, h, nvlsShare(c, e.reduceLoop, h),
+               makeCallback<&Op::engineShareIn>(this, pack(h, c, 0, g)));
     }
 }
 
@@ -148,15 +153,7 @@ void NcclCollectives::Op::engineShareIn(uint64_t a) {
         return;
     }
     ++m_owner.m_engine.reductions;
-    const uint64_t share = nvlsShare(c, e.reduceLoop, h);
-    if (collNet()) {
-        // SHARP returns the total to every contributor.
-        for (uint32_t i = 0; i < contributors(g); ++i) {
-            transfer(enginePos(g, h), contributor(g, h, i), c, kCnDown, h, share, Callback{});
-        }
-    } else {
-        transfer(enginePos(g, h), headOf(g, h), c, kNvlsReduced, h, share, Callback{});
-    }
+    transfer(enginePos(g, h), headOf(g, h), c, kNvlsReduced, h, nvlsShare(c, e.reduceLoop, h), Callback{});
     e.reduceGot = 0;
     ++e.reduceLoop;
     engineReducePost(c, g, h);
@@ -193,7 +190,7 @@ void NcclCollectives::Op::collNetStart(uint32_t pos, uint32_t c, uint32_t slot, 
     s.piece = 0;  // local shares summed so far, as head i
     const Callback sent = makeCallback<&Op::slotSent>(this, pack(pos, c, slot));
     const uint64_t own = nvlsShare(c, loop, i);
-    expect(enginePos(0, i), pos, c, kCnDown, i, own,
+    expect(size() + m_leafNodeOf[pos], pos, c, kCnDown, i, own,
            makeCallback<&Op::collNetTotal>(this, pack(pos, c, slot)));
     for (uint32_t j = 0; j < ppn; ++j) {
         if (j != i) {
@@ -228,7 +225,8 @@ void NcclCollectives::Op::collNetShareIn(uint64_t a) {
 
 void NcclCollectives::Op::collNetSummed(uint32_t pos, uint32_t c, uint32_t slot) {
     const uint32_t i = m_localOf[pos];
-    transfer(pos, enginePos(0, i), c, kCnUp, i, nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
+    transfer(pos, size() + m_leafNodeOf[pos], c, kCnUp, i,
+             nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
              makeCallback<&Op::slotSent>(this, pack(pos, c, slot)), false, 0);
 }
 
@@ -244,30 +242,113 @@ void NcclCollectives::Op::collNetTotal(uint64_t a) {
     slotGot(a);
 }
 
-void NcclCollectives::Op::chainEnginePost(uint32_t c) {
-    const EngineHead& e = m_chainEngine[c];
-    if (e.reduceLoop >= nvlsLoops(c)) {
-        return;
-    }
-    const uint32_t h = c % m_heads, slot = e.reduceLoop % m_depth;
-    for (const std::vector<uint32_t>& server : m_servers) {
-        expect(server[h], size() + h, c, kTreeUp, slot, pieceOf(c, e.reduceLoop),
-               makeCallback<&Op::chainEngineIn>(this, pack(0, c, slot)));
+void NcclCollectives::Op::planReductionTree(const NcclTopology& topo, const std::vector<Rank>& members) {
+    const uint32_t base = m_owner.m_network.numRanks();
+    m_nodes.clear();
+    m_engines.clear();
+    m_leafNodeOf.assign(size(), 0);
+    const auto addNode = [&](uint32_t h, int engine) {
+        m_nodes.push_back(ReductionNode{h, -1, {}});
+        m_engines.push_back(base + static_cast<uint32_t>(engine));
+        return static_cast<uint32_t>(m_nodes.size() - 1);
+    };
+    for (uint32_t h = 0; h < m_heads; ++h) {
+        std::vector<int> leaves;
+        for (const std::vector<uint32_t>& server : m_servers) {
+            leaves.push_back(topo.netEngineOf(members[server[h]]));
+        }
+        // The communicator's shape allowed CollNet, so the root exists.
+        const int root = topo.reductionRoot(leaves, h);
+        const bool oneSwitch =
+            root == leaves[0] && std::all_of(leaves.begin(), leaves.end(), [&](int e) { return e == root; });
+        const uint32_t top = addNode(h, root);
+        std::map<int, uint32_t> leafNode;
+        for (std::size_t k = 0; k < m_servers.size(); ++k) {
+            const uint32_t pos = m_servers[k][h];
+            uint32_t node = top;
+            if (!oneSwitch) {
+                const auto [it, added] = leafNode.emplace(leaves[k], 0);
+                if (added) {
+                    it->second = addNode(h, leaves[k]);
+                    m_nodes[it->second].parent = static_cast<int>(top);
+                    m_nodes[top].children.push_back(size() + it->second);
+                }
+                node = it->second;
+            }
+            m_nodes[node].children.push_back(pos);
+            m_leafNodeOf[pos] = node;
+        }
     }
 }
 
-void NcclCollectives::Op::chainEngineIn(uint64_t a) {
-    const uint32_t c = channelOf(a), slot = slotOf(a), h = c % m_heads;
-    EngineHead& e = m_chainEngine[c];
-    if (++e.reduceGot < m_servers.size()) {
+void NcclCollectives::Op::reductionTreeStart() {
+    m_nodeState.assign(std::size_t{m_choice.nChannels} * m_nodes.size(), EngineHead{});
+    for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
+        for (uint32_t node = 0; node < m_nodes.size(); ++node) {
+            // Chain: channel c runs through its heads c % ppn only.
+            if (!collNetChain() || m_nodes[node].head == c % m_heads) {
+                nodePost(c, node);
+            }
+        }
+    }
+}
+
+NcclCollectives::Op::NodePart NcclCollectives::Op::nodePart(uint32_t c, uint32_t loop, uint32_t h) const {
+    if (collNetChain()) {
+        return {kTreeUp, kTreeDown, loop % m_depth, pieceOf(c, loop)};
+    }
+    return {kCnUp, kCnDown, h, nvlsShare(c, loop, h)};
+}
+
+void NcclCollectives::Op::nodePost(uint32_t c, uint32_t node) {
+    const EngineHead& e = nodeState(c, node);
+    if (e.reduceLoop >= nvlsLoops(c)) {
+        return;
+    }
+    const ReductionNode& n = m_nodes[node];
+    const NodePart part = nodePart(c, e.reduceLoop, n.head);
+    for (const uint32_t child : n.children) {
+        expect(child, size() + node, c, part.up, part.slot, part.bytes,
+               makeCallback<&Op::nodePartIn>(this, pack(node, c, 0)));
+    }
+    if (n.parent >= 0) {
+        expect(size() + static_cast<uint32_t>(n.parent), size() + node, c, part.down, part.slot, part.bytes,
+               makeCallback<&Op::nodeTotalIn>(this, pack(node, c, 0)));
+    }
+}
+
+void NcclCollectives::Op::nodePartIn(uint64_t a) {
+    const uint32_t node = posOf(a), c = channelOf(a);
+    const ReductionNode& n = m_nodes[node];
+    EngineHead& e = nodeState(c, node);
+    if (++e.reduceGot < n.children.size()) {
         return;
     }
     ++m_owner.m_engine.reductions;
-    for (const std::vector<uint32_t>& server : m_servers) {
-        transfer(size() + h, server[h], c, kTreeDown, slot, pieceOf(c, e.reduceLoop), Callback{});
+    const NodePart part = nodePart(c, e.reduceLoop, n.head);
+    if (n.parent >= 0) {
+        transfer(size() + node, size() + static_cast<uint32_t>(n.parent), c, part.up, part.slot, part.bytes,
+                 Callback{});
+    } else {
+        // SHARP returns the total to every contributor.
+        for (const uint32_t child : n.children) {
+            transfer(size() + node, child, c, part.down, part.slot, part.bytes, Callback{});
+        }
     }
     e.reduceGot = 0;
     ++e.reduceLoop;
-    chainEnginePost(c);
+    nodePost(c, node);
 }
+
+void NcclCollectives::Op::nodeTotalIn(uint64_t a) {
+    const uint32_t node = posOf(a), c = channelOf(a);
+    const ReductionNode& n = m_nodes[node];
+    EngineHead& e = nodeState(c, node);
+    const NodePart part = nodePart(c, e.storeLoop, n.head);
+    for (const uint32_t child : n.children) {
+        transfer(size() + node, child, c, part.down, part.slot, part.bytes, Callback{});
+    }
+    ++e.storeLoop;
+}
+
 }  // namespace mlnet::nccl

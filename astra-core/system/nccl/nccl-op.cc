@@ -238,12 +238,9 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
     m_channelBytesPerUs = m_choice.busBwGBps * 1e3 / m_choice.nChannels;
     if (collNetChain()) {
         // Channel c's chain starts at the server's GPU c % ppn, whose NIC's switch reduces for it.
-        const uint32_t base = owner.m_network.numRanks(), ppn = static_cast<uint32_t>(m_servers[0].size());
-        for (uint32_t h = 0; h < ppn; ++h) {
-            m_engines.push_back(base + static_cast<uint32_t>(topo.netEngineOf(members[m_servers[0][h]])));
-        }
-        m_heads = ppn;
-        m_chunk = collNetChainChunkBytes(m_bytes, m_choice.nChannels, ppn);
+        m_heads = static_cast<uint32_t>(m_servers[0].size());
+        planReductionTree(topo, members);
+        m_chunk = collNetChainChunkBytes(m_bytes, m_choice.nChannels, m_heads);
     }
     if (inNetwork()) {
         // Reductions in switches: NVLS's heads are the server's GPUs and its engine the scale-up
@@ -270,9 +267,7 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
             m_chunk = nvlsTreeChunkBytes(m_bytes, m_choice.nChannels, m_heads,
                                          static_cast<uint32_t>(m_servers.size()));
         } else {
-            for (uint32_t h = 0; h < m_heads; ++h) {
-                m_engines.push_back(base + static_cast<uint32_t>(topo.netEngineOf(members[m_servers[0][h]])));
-            }
+            planReductionTree(topo, members);
             m_chunk = collNetDirectChunkBytes(m_bytes, m_choice.nChannels, m_heads);
         }
         m_depth = kNvlsDepth;
@@ -286,10 +281,7 @@ NcclCollectives::Op::Op(NcclCollectives& owner, uint32_t denseGroup, uint32_t se
         engineStart();
     }
     if (collNetChain()) {
-        m_chainEngine.assign(m_choice.nChannels, EngineHead{});
-        for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
-            chainEnginePost(c);
-        }
+        reductionTreeStart();
     }
 }
 
@@ -430,7 +422,7 @@ void NcclCollectives::Op::planTree(uint32_t c, ChannelPlan& p) {
     }
     if (collNetChain()) {
         for (const uint32_t h : head) {
-            p.tree[h].parent = static_cast<int>(size() + c % m_servers[0].size());
+            p.tree[h].parent = static_cast<int>(size() + m_leafNodeOf[h]);
         }
         return;
     }

@@ -276,18 +276,13 @@ private:
     bool nvlsTree() const { return m_choice.algo == Algo::NvlsTree; }
     uint32_t nvlsLoops(uint32_t c) const { return static_cast<uint32_t>(chunksOf(m_plans[c].bytes)); }
     uint64_t nvlsShare(uint32_t c, uint32_t loop, uint32_t head) const;
-    // Engine groups: CollNet's is the head's rail (one group, an engine per head), the others' the server.
-    uint32_t groups() const { return collNet() ? 1 : static_cast<uint32_t>(m_servers.size()); }
-    uint32_t groupOf(uint32_t pos) const { return collNet() ? 0 : m_serverOf[pos]; }
-    uint32_t enginePos(uint32_t group, uint32_t h) const { return size() + (collNet() ? h : group); }
-    // The members whose shares for head h group g's engine sums (and, NVLS, to which it copies).
-    uint32_t contributors(uint32_t g) const {
-        return collNet() ? static_cast<uint32_t>(m_servers.size())
-                         : static_cast<uint32_t>(m_servers[g].size());
-    }
-    uint32_t contributor(uint32_t g, uint32_t h, uint32_t i) const {
-        return collNet() ? m_servers[i][h] : m_servers[g][i];
-    }
+    // Engine groups: the servers (NVLS, NVLS-Tree; CollNet runs through its reduction tree, below).
+    uint32_t groups() const { return static_cast<uint32_t>(m_servers.size()); }
+    uint32_t groupOf(uint32_t pos) const { return m_serverOf[pos]; }
+    uint32_t enginePos(uint32_t group, uint32_t) const { return size() + group; }
+    // The members whose shares for head h group g's engine sums and to which it copies.
+    uint32_t contributors(uint32_t g) const { return static_cast<uint32_t>(m_servers[g].size()); }
+    uint32_t contributor(uint32_t g, uint32_t, uint32_t i) const { return m_servers[g][i]; }
     uint32_t headOf(uint32_t g, uint32_t h) const { return m_servers[g][h]; }
     // NVLS-Tree: head positions of server k's tree neighbours for channel c.
     TreeLinks serverTree(uint32_t k, uint32_t c) const {
@@ -333,16 +328,37 @@ private:
     void collNetSummed(uint32_t pos, uint32_t c, uint32_t slot);
     void collNetTotal(uint64_t a);
 
-    // --- CollNet Chain (all-reduce; the same switches)
+    // --- CollNet's reduction tree in the scale-out switches (Direct and Chain)
     // --------------------------------------------------------------------------------------------
-    // A tree all-reduce whose servers meet in a switch instead of a tree: per channel, a chain through the
-    // server's GPUs from GPU c % ppn, which sends the server's sum of each chunk into the reducing switch
-    // its NIC is cabled to and takes the total of every server back down the chain (planTree, treeStart).
-    // The switch's engine sums channel c's chunks in order, one per server, and returns the total to every
-    // server's chain head.
-    std::vector<EngineHead> m_chainEngine;  // per channel: the chunk being summed, the servers' parts in
-    void chainEnginePost(uint32_t c);
-    void chainEngineIn(uint64_t a);
+    // Per head h (a server's GPU h; for Chain, the chain head of the channels c with c % ppn == h), the
+    // engines of the switches every server's GPU h is cabled to: one node when they are one switch (the
+    // rails of a rail-optimised cluster), else a node per such switch, which sums its servers' parts and
+    // sends the sum to a root node in a switch of the tier above cabled to all of them, which sums those and
+    // sends the total back down (SHARP's aggregation tree over leaves and a spine). Each node takes a
+    // channel's loops in order. Direct: the parts are each head's shares of a loop; Chain: the chain heads'
+    // chunks, which go back down the chains.
+    struct ReductionNode {
+        uint32_t head = 0;
+        int parent = -1;                 // node index of the root above, or -1 at the root
+        std::vector<uint32_t> children;  // positions: members (a leaf) or nodes (the root)
+    };
+    void planReductionTree(const NcclTopology& topo, const std::vector<Rank>& members);
+    // What a node of channel c moves for head h in a loop: its kinds up and down, its slot, its bytes.
+    struct NodePart {
+        uint32_t up, down, slot;
+        uint64_t bytes;
+    };
+    NodePart nodePart(uint32_t c, uint32_t loop, uint32_t h) const;
+    void reductionTreeStart();
+    void nodePost(uint32_t c, uint32_t node);
+    void nodePartIn(uint64_t a);
+    void nodeTotalIn(uint64_t a);
+    EngineHead& nodeState(uint32_t c, uint32_t node) {
+        return m_nodeState[std::size_t{c} * m_nodes.size() + node];
+    }
+    std::vector<ReductionNode> m_nodes;   // endpoint position size() + index
+    std::vector<uint32_t> m_leafNodeOf;   // per member position: the node its NIC's switch holds for it
+    std::vector<EngineHead> m_nodeState;  // per (channel, node): loops summed, totals passed down
 
     // --- all-to-all
     // --------------------------------------------------------------------------------------------

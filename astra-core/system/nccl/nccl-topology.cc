@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 namespace mlnet::nccl {
@@ -60,6 +61,20 @@ NcclTopology::NcclTopology(const TopologySpec& spec, const GpuPlatform& platform
             m_engineOfServer[it->second] = static_cast<int>(e);
         }
     }
+    m_engineParents.assign(spec.engines.size(), {});
+    for (const auto& [sw, e] : engineOfSwitch) {
+        for (uint32_t p = 0; p < spec.numPorts(sw); ++p) {
+            const uint32_t peer = spec.portPeer(sw, p);
+            const auto up = engineOfSwitch.find(peer);
+            std::vector<int>& parents = m_engineParents[static_cast<std::size_t>(e)];
+            if (up != engineOfSwitch.end() && spec.vertices[peer].tier > spec.vertices[sw].tier &&
+                std::find(parents.begin(), parents.end(), up->second) == parents.end()) {
+                parents.push_back(up->second);
+            }
+        }
+        std::sort(m_engineParents[static_cast<std::size_t>(e)].begin(),
+                  m_engineParents[static_cast<std::size_t>(e)].end());
+    }
     for (Rank r = 0; r < ranks && !engineOfSwitch.empty(); ++r) {
         const uint32_t host = spec.hostOfRank(r);
         for (uint32_t p = 0; p < spec.numPorts(host); ++p) {
@@ -94,12 +109,15 @@ CommShape NcclTopology::shapeOf(const std::vector<Rank>& members) const {
         nic = std::min(nic, m_nicGBps[r] > 0 ? m_nicGBps[r] : 1e30);
     }
     // CollNet: every member's NIC on a reducing switch, and the GPUs of one local index (NCCL's heads, one
-    // per NIC) of every server on the same one.
-    std::map<uint32_t, int> engineOfLocal;
+    // per NIC) of every server on the same one or under a reducing switch above all of theirs.
+    std::map<uint32_t, std::vector<int>> enginesOfLocal;
     s.switchesReduce = !members.empty();
     for (Rank r : members) {
-        const auto [it, added] = engineOfLocal.emplace(m_local[r], m_netEngine[r]);
-        s.switchesReduce = s.switchesReduce && m_netEngine[r] >= 0 && it->second == m_netEngine[r];
+        s.switchesReduce = s.switchesReduce && m_netEngine[r] >= 0;
+        enginesOfLocal[m_local[r]].push_back(m_netEngine[r]);
+    }
+    for (const auto& [local, leaves] : enginesOfLocal) {
+        s.switchesReduce = s.switchesReduce && reductionRoot(leaves, local) >= 0;
     }
     std::sort(servers.begin(), servers.end());
     s.nNodes = static_cast<uint32_t>(std::unique(servers.begin(), servers.end()) - servers.begin());
@@ -115,6 +133,27 @@ CommShape NcclTopology::shapeOf(const std::vector<Rank>& members) const {
 
 int NcclTopology::netEngineOf(Rank r) const {
     return m_netEngine[r];
+}
+
+int NcclTopology::reductionRoot(const std::vector<int>& leaves, uint32_t pick) const {
+    if (leaves.empty() || leaves[0] < 0) {
+        return -1;
+    }
+    if (std::all_of(leaves.begin(), leaves.end(), [&](int e) { return e == leaves[0]; })) {
+        return leaves[0];
+    }
+    std::vector<int> common = m_engineParents[static_cast<std::size_t>(leaves[0])];
+    for (int e : leaves) {
+        if (e < 0) {
+            return -1;
+        }
+        const std::vector<int>& parents = m_engineParents[static_cast<std::size_t>(e)];
+        std::vector<int> both;
+        std::set_intersection(common.begin(), common.end(), parents.begin(), parents.end(),
+                              std::back_inserter(both));
+        common.swap(both);
+    }
+    return common.empty() ? -1 : common[pick % common.size()];
 }
 
 Rank NcclTopology::localPeer(Rank r, uint32_t local) const {

@@ -39,6 +39,11 @@ public:
     int engineOf(uint32_t server) const { return m_engineOfServer[server]; }
     // The reduction engine of the scale-out switch a rank's NIC is cabled to (SHARP-class); -1: none.
     int netEngineOf(Rank r) const;
+    // The root of a reduction tree over the given engines of NICs' switches (the engines the GPUs of one
+    // local index reach): the engine itself when they are one, else an engine of the tier above cabled to
+    // every one of them (the `pick`-th of those, mod their number, so that heads spread over the spines);
+    // -1 when there is none.
+    int reductionRoot(const std::vector<int>& leaves, uint32_t pick) const;
 
 private:
     const GpuPlatform m_platform;
@@ -47,6 +52,8 @@ private:
     std::vector<double> m_nvlinkGBps, m_nicGBps;   // per rank
     std::vector<int> m_engineOfServer;
     std::vector<int> m_netEngine;  // per rank
+    // Per SHARP-class engine: the engines of the reducing switches above its switch that it is cabled to.
+    std::vector<std::vector<int>> m_engineParents;
     bool m_nvswitch = false;
 };
 
