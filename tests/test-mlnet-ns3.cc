@@ -637,6 +637,30 @@ TEST_F(MlnetNs3, NcclScenarioFilesGiveTheDocumentedFigures) {
     }
 }
 
+// SHARP in a network described node by node (routed by search, not by a builder's structure): the engines'
+// routes are found like any host's, and CollNet runs over two levels at packet level (it aborted on a
+// missing route when the engines' structural routes replaced the search).
+TEST_F(MlnetNs3, SharpInANetworkOfNodesAndLinksRunsAtPacketLevel) {
+    std::string links;
+    for (const auto& [a, b] :
+         std::vector<std::pair<int, int>>{{0, 4}, {1, 4}, {2, 5}, {3, 5}, {4, 6}, {4, 7}, {5, 6}, {5, 7}}) {
+        links += std::string(links.empty() ? "" : ", ") + R"({"a": )" + std::to_string(a) + R"(, "b": )" +
+                 std::to_string(b) + R"(, "rate": "400Gbps", "delay": "1us"})";
+    }
+    const std::string net = write("nodes-sharp.json", R"({"topology": {"nodes": 8, "switches": [4, 5, 6, 7],
+        "links": [)" + links + R"(], "sharp": ["tier1", "tier2"]}})");
+    ::setenv("NCCL_COLLNET_ENABLE", "1", 1);  // mlnet-nccl-tests takes NCCL_* from the environment
+    for (const char* backend : {"analytical", "packet"}) {
+        SCOPED_TRACE(backend);
+        const ToolRun t =
+            run("mlnet-nccl-tests", std::string("--op all_reduce -b 16M -e 16M -n 1 -w 0 --backend=") +
+                                        backend + " --network-configuration=" + net);
+        EXPECT_EQ(t.status, 0) << t.err;
+        EXPECT_NE((t.out + t.err).find("CollNetDirect/Simple"), std::string::npos) << t.out << t.err;
+    }
+    ::unsetenv("NCCL_COLLNET_ENABLE");
+}
+
 // The acceptance rows of the NCCL model: nccl-tests' all-reduce (in place) on one server of 8 A100 and of 8
 // H100 with NVLS, as published (Azure ND A100 v4 and ND H100 v5, NCCL 2.18.5: busbw in GB/s at 1 MB .. 8 GB),
 // within 10 % at every size. Four of the fourteen rows calibrate the kernels' side (nccl-device-costs.h);

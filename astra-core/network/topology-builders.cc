@@ -280,6 +280,9 @@ void addScaleUp(TopologySpec& spec, uint32_t npusPerServer, const LinkSettings& 
 
 void addReductionEngines(TopologySpec& spec, const std::vector<uint32_t>& switches) {
     spec.finalize();  // ports as the cables stand
+    // A network routed from its structure (builders) gets the engines' routes here; one routed by search
+    // (a description of nodes and links) finds them like any host's, and must stay routed by search.
+    const bool structural = !spec.structuralRoutes.empty() || !spec.defaultPorts.empty();
     struct Served {
         uint32_t host;
         uint16_t port;  // the host's port towards the switch
@@ -307,24 +310,29 @@ void addReductionEngines(TopologySpec& spec, const std::vector<uint32_t>& switch
     }
     const uint32_t count = static_cast<uint32_t>(switches.size());
     const uint32_t first = insertHosts(spec, count);
-    spec.defaultPorts.resize(spec.vertices.size());
+    if (structural) {
+        spec.defaultPorts.resize(spec.vertices.size());
+    }
     for (uint32_t i = 0; i < count; ++i) {
         const uint32_t engine = first + i, sw = switches[i] + count;  // switches moved up by `count`
+        cable(spec, engine, sw, LinkSettings{rateOf[i], 0, 0});
+        spec.vertices[engine].reductionEngine = true;
+        spec.engines.push_back({engine, sw});
+        if (!structural) {
+            continue;
+        }
         // The hosts the switch serves reach the engine through it, whatever port they use by default.
         for (const Served& h : served[i]) {
             spec.structuralRoutes.push_back({h.host, engine, engine + 1, {h.port}});
         }
-        cable(spec, engine, sw, LinkSettings{rateOf[i], 0, 0});
         spec.defaultPorts[engine] = {0};
-        spec.vertices[engine].reductionEngine = true;
         spec.structuralRoutes.push_back({sw, engine, engine + 1, {enginePort[i]}});
-        spec.engines.push_back({engine, sw});
     }
     // Engines of adjacent reducing switches (a leaf's and a spine's, in a reduction tree) reach each other
     // over the cables between their switches, whatever the switches route by default.
     spec.finalize();
     const uint32_t total = static_cast<uint32_t>(spec.engines.size());
-    for (uint32_t i = total - count; i < total; ++i) {
+    for (uint32_t i = total - count; i < total && structural; ++i) {
         for (uint32_t j = total - count; j < total; ++j) {
             const uint32_t a = spec.engines[i].switchVertex, b = spec.engines[j].switchVertex;
             std::vector<uint16_t> ports;
