@@ -482,7 +482,7 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
     }
     // Sender-side ready times of the messages on their way, FIFO per way as the network matches them: the
     // GPU side of this hop.
-    m_ready[Way{from, to, channel, kind, slot}].push_back(doneNs + hopNs);
+    m_ready[Way{from, to, channel, kind, slot}].times.push_back(doneNs + hopNs);
     const uint64_t wire =
         std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
     const uint64_t tag = ncclTag(m_group, m_sequence, channel, kind, slot);
@@ -549,10 +549,14 @@ void NcclCollectives::Op::expect(uint32_t from, uint32_t to, uint32_t channel, u
 void NcclCollectives::Op::arrived(uint64_t index) {
     const Pending p = m_pending[index];
     m_pending.release(index);
-    std::deque<TimeNs>& q = m_ready[p.way];
-    const TimeNs readyAt = q.empty() ? 0 : q.front();
-    if (!q.empty()) {
-        q.pop_front();
+    ReadyTimes& q = m_ready[p.way];
+    TimeNs readyAt = 0;
+    if (q.head < q.times.size()) {
+        readyAt = q.times[q.head++];
+        if (q.head == q.times.size()) {
+            q.times.clear();
+            q.head = 0;
+        }
     }
     const TimeNs now = m_owner.m_network.now();
     m_owner.m_network.schedule(readyAt > now ? readyAt - now : 0, p.handler);

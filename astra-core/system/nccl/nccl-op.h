@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "nccl-collectives.h"
@@ -408,7 +408,21 @@ private:
     SlotPool<Pending, uint64_t> m_pending;
     SlotPool<Join, uint64_t> m_joins;
     SlotPool<Deferred, uint64_t> m_deferred;
-    std::map<Way, std::deque<TimeNs>> m_ready;
+    // Per way, the ready times of its messages on their way, oldest first (a vector drained from `head`: most
+    // ways hold one or two at a time, and an emptied one is reused without allocating).
+    struct ReadyTimes {
+        std::vector<TimeNs> times;
+        std::size_t head = 0;
+    };
+    struct WayHash {
+        std::size_t operator()(const Way& w) const {
+            uint64_t h = (uint64_t{std::get<0>(w)} << 32 | std::get<1>(w)) * 0x9E3779B97F4A7C15ull;
+            h ^= (uint64_t{std::get<2>(w)} << 40 | uint64_t{std::get<3>(w)} << 32 | std::get<4>(w)) +
+                 0x7F4A7C15ull + (h << 6) + (h >> 2);
+            return static_cast<std::size_t>(h);
+        }
+    };
+    std::unordered_map<Way, ReadyTimes, WayHash> m_ready;
     std::vector<TimeNs> m_smFreeNs;  // per (member, channel, ring / tree up / tree down): when its SM is free
     uint32_t m_finished = 0;
     uint64_t m_peerBytes = 0;
