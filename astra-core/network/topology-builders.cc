@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -331,18 +332,23 @@ void addReductionEngines(TopologySpec& spec, const std::vector<uint32_t>& switch
     // Engines of adjacent reducing switches (a leaf's and a spine's, in a reduction tree) reach each other
     // over the cables between their switches, whatever the switches route by default.
     spec.finalize();
-    const uint32_t total = static_cast<uint32_t>(spec.engines.size());
-    for (uint32_t i = total - count; i < total && structural; ++i) {
-        for (uint32_t j = total - count; j < total; ++j) {
-            const uint32_t a = spec.engines[i].switchVertex, b = spec.engines[j].switchVertex;
-            std::vector<uint16_t> ports;
-            for (uint32_t p = 0; p < spec.numPorts(a); ++p) {
-                if (i != j && spec.portPeer(a, p) == b) {
-                    ports.push_back(port(p));
+    if (structural) {
+        std::map<uint32_t, uint32_t> engineOfSwitch;  // this call's engines: switch -> engine host
+        for (std::size_t i = spec.engines.size() - count; i < spec.engines.size(); ++i) {
+            engineOfSwitch.emplace(spec.engines[i].switchVertex, spec.engines[i].host);
+        }
+        for (std::size_t i = spec.engines.size() - count; i < spec.engines.size(); ++i) {
+            const uint32_t sw = spec.engines[i].switchVertex;
+            std::map<uint32_t, std::vector<uint16_t>>
+                portsTo;  // engine host -> the switch's ports towards it
+            for (uint32_t p = 0; p < spec.numPorts(sw); ++p) {
+                const auto peer = engineOfSwitch.find(spec.portPeer(sw, p));
+                if (peer != engineOfSwitch.end()) {
+                    portsTo[peer->second].push_back(port(p));
                 }
             }
-            if (!ports.empty()) {
-                spec.structuralRoutes.push_back({a, spec.engines[j].host, spec.engines[j].host + 1, ports});
+            for (auto& [host, ports] : portsTo) {
+                spec.structuralRoutes.push_back({sw, host, host + 1, std::move(ports)});
             }
         }
     }

@@ -72,8 +72,7 @@ void appendNumberField(std::string& out, unsigned depth, const char* key, uint64
     out += ",\n";
 }
 
-}  // namespace
-
+// The rows, each at `depth` levels of one-space indentation (exactly nlohmann's dump(1) of them).
 void appendCollectivesJson(const std::vector<CollectiveRecord>& records, unsigned depth, std::string& out) {
     const unsigned d = depth + 1;  // the rows' fields
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -118,6 +117,8 @@ void appendCollectivesJson(const std::vector<CollectiveRecord>& records, unsigne
         out += i + 1 < records.size() ? "},\n" : "}\n";
     }
 }
+
+}  // namespace
 
 nlohmann::ordered_json collectivesPlaceholder() {
     return kPlaceholder;

@@ -19,9 +19,6 @@ namespace mlnet {
 nlohmann::ordered_json collectivesPlaceholder();
 std::string dumpReport(const nlohmann::ordered_json& report, const std::vector<CollectiveRecord>& records);
 
-// The rows alone, each at `depth` levels of one-space indentation (exactly nlohmann's dump(1) of them).
-void appendCollectivesJson(const std::vector<CollectiveRecord>& records, unsigned depth, std::string& out);
-
 // Adds "in_network_reduction" (reductions, bytes_in, bytes_out of the switches' reduction engines) to a
 // report when any switch reduced.
 void addInNetworkReduction(nlohmann::ordered_json& report, uint64_t reductions, uint64_t bytesIn,

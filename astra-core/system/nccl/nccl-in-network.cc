@@ -14,13 +14,18 @@ uint64_t NcclCollectives::Op::nvlsShare(uint32_t c, uint32_t loop, uint32_t head
 
 void NcclCollectives::Op::nvlsStart(uint32_t pos, uint32_t c, uint32_t slot, uint32_t loop) {
     const uint32_t g = groupOf(pos), i = m_localOf[pos], ppn = m_heads;
-    const uint32_t engine = enginePos(g, 0);
+    const uint32_t engine = enginePos(g);
     Slot& s = m_members[pos].channels[c].slots[slot];
     s.step = loop;
     s.received = 0;
     s.piece = 0;  // NVLS-Tree: the local sum and the children's sums in so far
     s.sendsLeft = (nvlsReduces() ? ppn : 0) + (nvlsMulticasts() ? 1 : 0);
     const Callback sent = makeCallback<&Op::slotSent>(this, pack(pos, c, slot));
+    if (m_loopCostNs > 0) {
+        // The kernel's fixed cost of a loop, on the SM before the loop's first store.
+        TimeNs& free = smFree(pos, c, kNvlsUp);
+        free = std::max(free, m_owner.m_network.now()) + m_loopCostNs;
+    }
     uint64_t loopBytes = 0;
     for (uint32_t h = 0; h < ppn; ++h) {
         loopBytes += nvlsShare(c, loop, h);
@@ -85,7 +90,7 @@ void NcclCollectives::Op::nvlsReducedHere(uint64_t a) {
 
 void NcclCollectives::Op::nvlsStore(uint32_t pos, uint32_t c, uint32_t slot) {
     const uint32_t i = m_localOf[pos];
-    transfer(pos, enginePos(groupOf(pos), 0), c, kNvlsStore, i,
+    transfer(pos, enginePos(groupOf(pos)), c, kNvlsStore, i,
              nvlsShare(c, m_members[pos].channels[c].slots[slot].step, i),
              makeCallback<&Op::slotSent>(this, pack(pos, c, slot)), false, 0);
 }
@@ -141,7 +146,7 @@ void NcclCollectives::Op::engineReducePost(uint32_t c, uint32_t g, uint32_t h) {
         return;
     }
     for (uint32_t i = 0; i < contributors(g); ++i) {
-        expect(contributor(g, h, i), enginePos(g, h), c, kNvlsUp, h, nvlsShare(c, e.reduceLoop, h),
+        expect(m_servers[g][i], enginePos(g), c, kNvlsUp, h, nvlsShare(c, e.reduceLoop, h),
                makeCallback<&Op::engineShareIn>(this, pack(h, c, 0, g)));
     }
 }
@@ -153,7 +158,7 @@ void NcclCollectives::Op::engineShareIn(uint64_t a) {
         return;
     }
     ++m_owner.m_engine.reductions;
-    transfer(enginePos(g, h), headOf(g, h), c, kNvlsReduced, h, nvlsShare(c, e.reduceLoop, h), Callback{});
+    transfer(enginePos(g), headOf(g, h), c, kNvlsReduced, h, nvlsShare(c, e.reduceLoop, h), Callback{});
     e.reduceGot = 0;
     ++e.reduceLoop;
     engineReducePost(c, g, h);
@@ -164,7 +169,7 @@ void NcclCollectives::Op::engineStorePost(uint32_t c, uint32_t g, uint32_t h) {
     if (!nvlsMulticasts() || e.storeLoop >= nvlsLoops(c)) {
         return;
     }
-    expect(headOf(g, h), enginePos(g, h), c, kNvlsStore, h, nvlsShare(c, e.storeLoop, h),
+    expect(headOf(g, h), enginePos(g), c, kNvlsStore, h, nvlsShare(c, e.storeLoop, h),
            makeCallback<&Op::engineStoreIn>(this, pack(h, c, 0, g)));
 }
 
@@ -173,7 +178,7 @@ void NcclCollectives::Op::engineStoreIn(uint64_t a) {
     EngineHead& e = engineHead(c, g, h);
     const uint64_t share = nvlsShare(c, e.storeLoop, h);
     for (uint32_t d = 0; d < contributors(g); ++d) {
-        transfer(enginePos(g, h), contributor(g, h, (h + d) % contributors(g)), c, kNvlsMulticast, h, share,
+        transfer(enginePos(g), m_servers[g][(h + d) % contributors(g)], c, kNvlsMulticast, h, share,
                  Callback{});
     }
     ++e.storeLoop;
@@ -259,8 +264,7 @@ void NcclCollectives::Op::planReductionTree(const NcclTopology& topo, const std:
         }
         // The communicator's shape allowed CollNet, so the root exists.
         const int root = topo.reductionRoot(leaves, h);
-        const bool oneSwitch =
-            root == leaves[0] && std::all_of(leaves.begin(), leaves.end(), [&](int e) { return e == root; });
+        const bool oneSwitch = root == leaves[0];  // else the root is a switch above the leaves
         const uint32_t top = addNode(h, root);
         std::map<int, uint32_t> leafNode;
         for (std::size_t k = 0; k < m_servers.size(); ++k) {

@@ -293,7 +293,7 @@ void NcclCollectives::Op::applyDeviceCosts() {
         m_stepCostNs = static_cast<TimeNs>(std::llround(dev.simpleStepUs * 1e3));
     } else if (m_choice.algo == Algo::Nvls) {
         m_channelBytesPerUs *= dev.nvlsRateFactor;
-        m_stepCostNs = static_cast<TimeNs>(std::llround(dev.nvlsLoopUs * 1e3));
+        m_loopCostNs = static_cast<TimeNs>(std::llround(dev.nvlsLoopUs * 1e3));
         m_fillNs = static_cast<TimeNs>(
             std::llround(dev.nvlsFillChunks * static_cast<double>(m_chunk) / m_channelBytesPerUs * 1e3));
     }
@@ -466,19 +466,12 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
     TimeNs doneNs = net.now() + workNs;
     if (from < size() &&
         (kind == kRing || kind == kTreeUp || kind == kTreeDown || kind == kPat || (nvls && work > 0))) {
-        // One SM per (member, channel) for NVLS: its scatter and multicast stores share it.
-        const std::size_t key =
-            (std::size_t{from} * m_choice.nChannels + channel) * 3 + (kind < 3 ? kind : 0);
-        if (m_smFreeNs.size() <= key) {
-            m_smFreeNs.resize(std::size_t{size()} * m_choice.nChannels * 3, 0);
-        }
-        // A step's fixed cost: per ring or tree step; NVLS once per loop, with the member's own share.
-        const TimeNs stepNs =
-            kind < 3 || (kind == kNvlsUp && m_choice.algo == Algo::Nvls && slot == m_localOf[from])
-                ? m_stepCostNs
-                : 0;
-        doneNs = samePass ? m_smFreeNs[key] : std::max(m_smFreeNs[key], net.now()) + workNs + stepNs;
-        m_smFreeNs[key] = doneNs;
+        // One SM per (member, channel) for NVLS: its scatter and multicast stores share it. A Simple ring or
+        // tree step also pays its fixed cost.
+        TimeNs& free = smFree(from, channel, kind);
+        const TimeNs stepNs = kind == kRing || kind == kTreeUp || kind == kTreeDown ? m_stepCostNs : 0;
+        doneNs = samePass ? free : std::max(free, net.now()) + workNs + stepNs;
+        free = doneNs;
     }
     // Sender-side ready times of the messages on their way, FIFO per way as the network matches them: the
     // GPU side of this hop.
@@ -517,6 +510,15 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
         net.send(m_ranks[from], m_ranks[to], tag, std::min(piece, wire - offset), 0,
                  makeCallback<&Op::pieceSent>(this, join));
     }
+}
+
+TimeNs& NcclCollectives::Op::smFree(uint32_t pos, uint32_t channel, uint32_t kind) {
+    const std::size_t key = (std::size_t{pos} * m_choice.nChannels + channel) * 3 +
+                            (kind == kTreeUp || kind == kTreeDown ? kind : 0);
+    if (m_smFreeNs.size() <= key) {
+        m_smFreeNs.resize(std::size_t{size()} * m_choice.nChannels * 3, 0);
+    }
+    return m_smFreeNs[key];
 }
 
 void NcclCollectives::Op::deferredSend(uint64_t index) {

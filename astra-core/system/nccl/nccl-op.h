@@ -152,6 +152,9 @@ private:
     // latency was paid at the start; `workBytes` is what the sender's SM handles for this message.
     void transfer(uint32_t from, uint32_t to, uint32_t channel, uint32_t kind, uint32_t slot, uint64_t bytes,
                   Callback sent, bool samePass = false, uint64_t workBytes = UINT64_MAX);
+    // When member `pos`'s SM for `channel` is free for work of `kind`: a ring's, a tree's way up and its way
+    // down have one each; every other kind shares the ring's.
+    TimeNs& smFree(uint32_t pos, uint32_t channel, uint32_t kind);
     struct Join {
         uint64_t remaining;
         Callback sent;
@@ -279,10 +282,9 @@ private:
     // Engine groups: the servers (NVLS, NVLS-Tree; CollNet runs through its reduction tree, below).
     uint32_t groups() const { return static_cast<uint32_t>(m_servers.size()); }
     uint32_t groupOf(uint32_t pos) const { return m_serverOf[pos]; }
-    uint32_t enginePos(uint32_t group, uint32_t) const { return size() + group; }
-    // The members whose shares for head h group g's engine sums and to which it copies.
+    uint32_t enginePos(uint32_t group) const { return size() + group; }
+    // The members whose shares group g's engine sums and to which it copies.
     uint32_t contributors(uint32_t g) const { return static_cast<uint32_t>(m_servers[g].size()); }
-    uint32_t contributor(uint32_t g, uint32_t, uint32_t i) const { return m_servers[g][i]; }
     uint32_t headOf(uint32_t g, uint32_t h) const { return m_servers[g][h]; }
     // NVLS-Tree: head positions of server k's tree neighbours for channel c.
     TreeLinks serverTree(uint32_t k, uint32_t c) const {
@@ -397,9 +399,9 @@ private:
     Choice m_choice;
     uint64_t m_bytes = 0, m_chunk = 0;
     double m_channelBytesPerUs = 1;
-    // The kernel's side beyond the tuner's (nccl-device-costs.h): a fixed cost per step (ring, tree) or loop
-    // (NVLS) on the channel's SM, and NVLS's pipeline fill at the start.
-    TimeNs m_stepCostNs = 0, m_fillNs = 0;
+    // The kernel's side beyond the tuner's (nccl-device-costs.h) on a channel's SM: a fixed cost per Simple
+    // ring or tree step, per NVLS loop, and NVLS's pipeline fill at the start.
+    TimeNs m_stepCostNs = 0, m_loopCostNs = 0, m_fillNs = 0;
     std::vector<std::vector<uint32_t>> m_servers;  // member positions per server, by local index
     std::vector<ChannelPlan> m_plans;
     std::vector<Member> m_members;
