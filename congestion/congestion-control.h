@@ -60,6 +60,10 @@ public:
     // rest stays. Events the skipped time carried (ACKs, sends) are not replayed. A negative delta takes
     // back part of an earlier skip (a jump cut short).
     virtual void skipQuietTime(int64_t /*deltaNs*/) {}
+    // Whether a flow alone on an idle path sends at its line rate from its first packet to its last
+    // (nothing marks, nothing queues, so nothing moves its rate): then a fluid flow at the line rate stands
+    // for it exactly. HPCC steers even a lone flow to a fraction of the line rate through its INT feedback.
+    virtual bool lineRateWhenAlone() const { return true; }
 
     uint64_t rateBps() const { return m_rateBps; }
     // Bytes allowed in flight; 0 means no window.

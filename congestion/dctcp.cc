@@ -40,6 +40,15 @@ DctcpParams dctcpWindow() {
     return DctcpParams{};
 }
 
+void Dctcp::skipQuietTime(int64_t deltaNs) {
+    if (m_bdpBytes == 0 || m_alpha <= 0.0) {
+        return;
+    }
+    const double rttNs = static_cast<double>(m_bdpBytes) * 8e9 / m_lineRate;
+    const double windows = std::trunc(static_cast<double>(deltaNs) / rttNs);  // a cut-back returns them
+    m_alpha = std::min(1.0, m_alpha * std::pow(1.0 - m_params.g, windows));
+}
+
 Dctcp::Dctcp(const FlowParams& flow, const DctcpParams& params)
     : m_params(params),
       m_lineRate(static_cast<double>(flow.lineRateBps)),

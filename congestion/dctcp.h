@@ -72,6 +72,8 @@ public:
     const char* name() const override { return "dctcp"; }
     std::size_t stateBytes() const override { return sizeof(*this); }
     void onAck(const AckSignal& ack) override;
+    // With no mark, α decays by (1 − g) per window of data: about one base RTT (BDP at the line rate).
+    void skipQuietTime(int64_t deltaNs) override;
 
     double alpha() const { return m_alpha; }
     double cwndBytes() const { return m_cwnd; }       // window mode; windowBytes() is its whole-byte floor

@@ -75,6 +75,7 @@ public:
     // What an ACK reads: everything before the per-hop mode's arrays (whose contents live elsewhere).
     std::size_t stateBytes() const override;
     void onAck(const AckSignal& ack) override;
+    bool lineRateWhenAlone() const override { return false; }
 
     const HpccParams& params() const { return m_params; }
     // Single-rate state: the utilisation EWMA, the committed reference rate and increase stage. In per-hop

@@ -12,6 +12,12 @@ uint32_t FluidLinks::addLink(double bandwidthBytesPerNs, double latencyNs) {
 }
 
 void FluidLinks::start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes) {
+    static const std::vector<uint32_t> kNoLoads;
+    start(id, route, sizeBytes, kNoLoads, 0);
+}
+
+void FluidLinks::start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes,
+                       const std::vector<uint32_t>& loadLinks, double loadFactor) {
     if (id >= m_flows.size()) {
         m_flows.resize(id + 1);
     }
@@ -34,6 +40,13 @@ void FluidLinks::start(uint32_t id, const std::vector<uint32_t>& route, uint64_t
         flow.hops.push_back({link, static_cast<uint32_t>(onLink.size())});
         onLink.push_back({id, static_cast<uint32_t>(flow.hops.size() - 1)});
     }
+    flow.loads.clear();
+    flow.loadFactor = loadFactor;
+    for (uint32_t link : loadLinks) {
+        std::vector<LinkFlow>& onLink = m_links[link].loads;
+        flow.loads.push_back({link, static_cast<uint32_t>(onLink.size())});
+        onLink.push_back({id, static_cast<uint32_t>(flow.loads.size() - 1)});
+    }
     flow.remainingBytes = static_cast<double>(sizeBytes);
     flow.rateBytesPerNs = 0;
     flow.updatedNs = nowNs;
@@ -44,6 +57,9 @@ void FluidLinks::start(uint32_t id, const std::vector<uint32_t>& route, uint64_t
 
 void FluidLinks::markDirty(const Flow& flow, double changeNs) {
     for (const Hop& hop : flow.hops) {
+        m_changes.push_back({hop.link, changeNs});
+    }
+    for (const Hop& hop : flow.loads) {
         m_changes.push_back({hop.link, changeNs});
     }
     if (!m_recomputeScheduled) {
@@ -61,23 +77,30 @@ void FluidLinks::collectComponent(uint32_t seedLink) {
     while (!m_stack.empty()) {
         const uint32_t link = m_stack.back();
         m_stack.pop_back();
-        if (m_links[link].flows.empty()) {
+        LinkState& ls = m_links[link];
+        if (ls.flows.empty() && ls.loads.empty()) {
             continue;
         }
-        m_componentLinks.push_back(link);
-        m_links[link].component = component;
-        for (const LinkFlow& lf : m_links[link].flows) {
-            Flow& flow = m_flows[lf.flow];
-            if (flow.stamp == m_epoch) {
-                continue;
-            }
-            flow.stamp = m_epoch;
-            flow.component = component;
-            m_componentFlows.push_back(lf.flow);
-            for (const Hop& hop : flow.hops) {
-                if (m_links[hop.link].stamp != m_epoch) {
-                    m_links[hop.link].stamp = m_epoch;
-                    m_stack.push_back(hop.link);
+        if (!ls.flows.empty()) {
+            m_componentLinks.push_back(link);
+        }
+        ls.component = component;
+        for (const std::vector<LinkFlow>* list : {&ls.flows, &ls.loads}) {
+            for (const LinkFlow& lf : *list) {
+                Flow& flow = m_flows[lf.flow];
+                if (flow.stamp == m_epoch) {
+                    continue;
+                }
+                flow.stamp = m_epoch;
+                flow.component = component;
+                m_componentFlows.push_back(lf.flow);
+                for (const std::vector<Hop>* hops : {&flow.hops, &flow.loads}) {
+                    for (const Hop& hop : *hops) {
+                        if (m_links[hop.link].stamp != m_epoch) {
+                            m_links[hop.link].stamp = m_epoch;
+                            m_stack.push_back(hop.link);
+                        }
+                    }
                 }
             }
         }
@@ -103,7 +126,7 @@ void FluidLinks::recompute(uint64_t) {
     // link is ever oversubscribed.
     for (const Change& change : m_changes) {
         const LinkState& ls = m_links[change.link];
-        if (!ls.flows.empty()) {
+        if (!ls.flows.empty() || !ls.loads.empty()) {
             double& t = m_componentChangeNs[ls.component];
             t = std::max(t, change.timeNs);
         }
@@ -137,6 +160,21 @@ void FluidLinks::recompute(uint64_t) {
 // freeze those flows at that share and charge it to their other links. A link's share never decreases while
 // filling, so stale heap entries are simply skipped.
 void FluidLinks::waterFill() {
+    bool loaded = false;
+    for (uint32_t link : m_componentLinks) {
+        loaded = loaded || !m_links[link].loads.empty();
+    }
+    // Loads ahead of the shared traffic come from the flows' rates: the previous ones first (none for a new
+    // flow), then twice the ones the pass before found: each pass multiplies the error by the load factor
+    // (ACKs: a 7 % load is within 0.04 % after three).
+    fill(loaded ? Loads::Previous : Loads::None);
+    if (loaded) {
+        fill(Loads::New);
+        fill(Loads::New);
+    }
+}
+
+void FluidLinks::fill(Loads loads) {
     auto later = [](const Share& a, const Share& b) {
         return a.bytesPerNs != b.bytesPerNs ? a.bytesPerNs > b.bytesPerNs : a.link > b.link;
     };
@@ -144,6 +182,13 @@ void FluidLinks::waterFill() {
     for (uint32_t link : m_componentLinks) {
         LinkState& ls = m_links[link];
         ls.residualBytesPerNs = ls.bandwidthBytesPerNs;
+        for (const LinkFlow& lf : ls.loads) {
+            const Flow& f = m_flows[lf.flow];
+            ls.residualBytesPerNs -=
+                f.loadFactor * (loads == Loads::Previous ? f.rateBytesPerNs : f.newRateBytesPerNs);
+        }
+        // What the loads leave, never nothing: a flow must keep moving.
+        ls.residualBytesPerNs = std::max(ls.residualBytesPerNs, ls.bandwidthBytesPerNs * 1e-6);
         ls.unfrozen = static_cast<uint32_t>(ls.flows.size());
         m_heap.push_back({ls.residualBytesPerNs / ls.unfrozen, link, ++ls.version});
     }
@@ -159,10 +204,13 @@ void FluidLinks::waterFill() {
         if (share.version != ls.version || ls.unfrozen == 0) {
             continue;
         }
-        // The true share is at least bandwidth / flows; the bound only guards against rounding driving the
-        // residual to zero, which would leave a flow that never finishes.
+        // The true share is at least bandwidth / flows (without loads); the bound only guards against
+        // rounding driving the residual to zero, which would leave a flow that never finishes.
         const double rate =
-            std::max(share.bytesPerNs, ls.bandwidthBytesPerNs / static_cast<double>(ls.flows.size()));
+            loads != Loads::None
+                ? std::max(share.bytesPerNs,
+                           ls.bandwidthBytesPerNs * 1e-6 / static_cast<double>(ls.flows.size()))
+                : std::max(share.bytesPerNs, ls.bandwidthBytesPerNs / static_cast<double>(ls.flows.size()));
         for (const LinkFlow& lf : ls.flows) {
             Flow& flow = m_flows[lf.flow];
             if (flow.frozen) {
@@ -186,6 +234,40 @@ void FluidLinks::waterFill() {
     }
 }
 
+double FluidLinks::stop(uint32_t id) {
+    Flow& flow = m_flows[id];
+    const double nowNs = m_clock.nowNs();
+    // A flow whose first rate pass has not run yet has sent nothing.
+    const double remaining =
+        std::max(0.0, flow.remainingBytes - flow.rateBytesPerNs * std::max(0.0, nowNs - flow.updatedNs));
+    for (const Hop& hop : flow.hops) {
+        m_links[hop.link].carriedBytes -= static_cast<uint64_t>(remaining);
+    }
+    unlink(flow);
+    ++flow.generation;
+    --m_activeFlows;
+    markDirty(flow, nowNs);
+    return remaining;
+}
+
+void FluidLinks::unlinkHops(std::vector<Hop>& hops, std::vector<LinkState>& links,
+                            std::vector<LinkFlow> LinkState::*list, std::vector<Flow>& flows,
+                            std::vector<Hop> Flow::*own) {
+    for (const Hop& hop : hops) {
+        std::vector<LinkFlow>& onLink = links[hop.link].*list;
+        const LinkFlow moved = onLink.back();
+        onLink[hop.slot] = moved;
+        (flows[moved.flow].*own)[moved.hop].slot = hop.slot;
+        onLink.pop_back();
+    }
+}
+
+void FluidLinks::unlink(Flow& flow) {
+    unlinkHops(flow.hops, m_links, &LinkState::flows, m_flows, &Flow::hops);
+    unlinkHops(flow.loads, m_links, &LinkState::loads, m_flows, &Flow::loads);
+    flow.active = false;
+}
+
 void FluidLinks::onFinish(uint64_t arg) {
     const uint32_t id = static_cast<uint32_t>(arg);
     Flow& flow = m_flows[id];
@@ -193,14 +275,7 @@ void FluidLinks::onFinish(uint64_t arg) {
         ++m_counters.staleFinishEvents;
         return;
     }
-    for (const Hop& hop : flow.hops) {
-        std::vector<LinkFlow>& onLink = m_links[hop.link].flows;
-        const LinkFlow moved = onLink.back();
-        onLink[hop.slot] = moved;
-        m_flows[moved.flow].hops[moved.hop].slot = hop.slot;
-        onLink.pop_back();
-    }
-    flow.active = false;
+    unlink(flow);
     --m_activeFlows;
     ++m_counters.flowsCompleted;
     markDirty(flow, flow.finishNs);

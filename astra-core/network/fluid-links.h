@@ -41,6 +41,16 @@ public:
     // Starts flow `id` (any id not in flight; ids index a table, so keep them dense) over `route`. An empty
     // route or no bytes arrive after the route's latency.
     void start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes);
+    // The same, plus a load of `loadFactor` x the flow's rate on each of `loadLinks`, served ahead of the
+    // shared traffic (a flow's ACKs on its reverse path): a link's flows share what such loads leave of it.
+    // The loads are estimated from the previous rates, then once more from the new ones.
+    void start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes,
+               const std::vector<uint32_t>& loadLinks, double loadFactor);
+    // Whether flow `id` still has bytes to send (its arrival may still be pending after it is not).
+    bool sending(uint32_t id) const { return id < m_flows.size() && m_flows[id].active; }
+    // Takes a sending flow off its links now, without an arrival: the bytes it had left to send (its
+    // pending finish event goes stale, the others' rates are recomputed).
+    double stop(uint32_t id);
 
     struct Counters {
         uint64_t flowsStarted = 0;
@@ -61,7 +71,9 @@ private:
         uint32_t slot;  // this flow's index in the link's flow list, for O(1) removal
     };
     struct Flow {
-        std::vector<Hop> hops;      // keeps its capacity across reuse of the id
+        std::vector<Hop> hops;   // keeps its capacity across reuse of the id
+        std::vector<Hop> loads;  // links it loads ahead of the shared traffic
+        double loadFactor = 0;
         double remainingBytes = 0;  // at updatedNs
         double rateBytesPerNs = 0;
         double newRateBytesPerNs = 0;
@@ -80,6 +92,7 @@ private:
     };
     struct LinkState {
         std::vector<LinkFlow> flows;
+        std::vector<LinkFlow> loads;  // hop: index into the flow's loads
         double bandwidthBytesPerNs = 0;
         double latencyNs = 0;
         double residualBytesPerNs = 0;
@@ -102,9 +115,15 @@ private:
     };
 
     void markDirty(const Flow& flow, double changeNs);
+    void unlink(Flow& flow);  // off every link's lists
+    static void unlinkHops(std::vector<Hop>& hops, std::vector<LinkState>& links,
+                           std::vector<LinkFlow> LinkState::*list, std::vector<Flow>& flows,
+                           std::vector<Hop> Flow::*own);
     void recompute(uint64_t);
     void collectComponent(uint32_t seedLink);
     void waterFill();
+    enum class Loads : uint8_t { None, Previous, New };  // which rates the links' loads are taken from
+    void fill(Loads loads);
     void onFinish(uint64_t arg);
     Callback arrival(uint32_t id) const {
         Callback done = m_arrived;

@@ -60,7 +60,7 @@ struct Options {
     uint64_t queuesPerDim = 1;
     double injectionScale = 1, commScale = 1, computeScale = 1;
     bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
-    bool fastForward = false, memoize = false;
+    bool fastForward = false, memoize = false, fluidUncontended = false;
     double fastForwardWindowUs = 0;  // 0: the congestion control's
     uint64_t seed = 0;               // 0: the description's
     uint64_t maxMemoryBytes = availableMemoryBytes();
@@ -85,6 +85,11 @@ struct Options {
         }
         if (memoize && fastForward) {
             portError = "--memoize-episodes and --fast-forward cannot be combined yet";
+            return false;
+        }
+        if (fluidUncontended && (fastForward || memoize)) {
+            portError =
+                "--fluid-uncontended cannot be combined with --fast-forward or --memoize-episodes yet";
             return false;
         }
         if (!parseScaleUp(scaleUp)) {
@@ -213,7 +218,7 @@ int run(int argcGiven, char** argvGiven) {
     if (!tool.TakeAttributes(argc, argv) ||
         !tool.CheckFlags(argc, argv,
                          {"rendezvous-protocol", "overlap-collectives", "strict", "quiet",
-                          "compare-analytical", "fast-forward", "memoize-episodes"})) {
+                          "compare-analytical", "fast-forward", "memoize-episodes", "fluid-uncontended"})) {
         std::cerr << tool.error() << "\n";
         return 1;
     }
@@ -293,6 +298,10 @@ int run(int argcGiven, char** argvGiven) {
                  "recorded one exactly, instead of simulating its packets; summary.json tells what was "
                  "replayed",
                  o.memoize);
+    cmd.AddValue("fluid-uncontended",
+                 "carry a message that meets no other flow at any switch queue as a fluid flow at its line "
+                 "rate instead of packets; where flows meet, packets; summary.json tells how much",
+                 o.fluidUncontended);
     tool.AddText(cmd, "scale-up",
                  "how the scale-up domains (NVLink) carry the messages inside them: fluid (lossless, max-min "
                  "shared, the default) or packet (RoCE links with PFC)",
@@ -445,6 +454,7 @@ int run(int argcGiven, char** argvGiven) {
     settings.fabric.pcapPath = o.pcap;
     settings.fabric.switches.queueHistograms = true;
     settings.fabric.memoizeEpisodes = o.memoize;
+    settings.fabric.fluidUncontended = o.fluidUncontended;
     settings.fabric.scaleUp = *parseScaleUp(o.scaleUp);
     if (o.fastForward) {
         settings.fabric.fastForward.enabled = true;

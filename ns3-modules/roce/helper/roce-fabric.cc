@@ -244,6 +244,41 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         m_memo = std::make_unique<EpisodeMemo>(*m_routing, static_cast<uint32_t>(m_spec->cables.size()),
                                                m_settings.nic.mtuPayloadBytes, std::move(hooks));
     }
+    if (m_settings.fluidUncontended) {
+        if (m_settings.reuseConnections || m_settings.fastForward.enabled || m_settings.memoizeEpisodes) {
+            diag.error(
+                "messages alone on their path as fluid flows (--fluid-uncontended) need one queue pair per "
+                "message (\"nic\": {\"connections\": \"per-message\"}, the default), fast-forward and "
+                "memoized episodes off");
+            return;
+        }
+        if (m_settings.ccFactory) {
+            cc::FlowParams probe;  // any path: whether a lone flow keeps its line rate does not depend on it
+            probe.baseRttNs = 10'000;
+            probe.bdpBytes = probe.lineRateBps / 8 * probe.baseRttNs / 1'000'000'000;
+            probe.mtuBytes = m_settings.nic.mtuPayloadBytes;
+            const std::unique_ptr<cc::CongestionControl> cc = m_settings.ccFactory(probe);
+            if (!cc->lineRateWhenAlone()) {
+                diag.error(std::string("--fluid-uncontended: ") + cc->name() +
+                           " does not keep a flow alone on its path at its line rate (it steers it below "
+                           "through its feedback), so no fluid flow stands for it: run it at packet level");
+                return;
+            }
+        }
+        UncontendedFluid::Fabric hooks;
+        hooks.sourcePort = [this](uint32_t src, uint32_t dst) { return NextSourcePort(src, dst); };
+        hooks.start = [this](uint64_t id, uint32_t src, uint32_t dst, uint64_t size, uint8_t priority,
+                             uint16_t sport, uint16_t dport, int64_t aloneNs, RoceNic::Done sent,
+                             RoceNic::Received received) {
+            const uint32_t qp = StartOnOwnQp(id, src, dst, size, priority, sport, dport, std::move(sent),
+                                             std::move(received));
+            if (aloneNs > 0) {
+                m_nics[src]->SkipQuietTime(qp, aloneNs);
+            }
+        };
+        m_uncontended = std::make_unique<UncontendedFluid>(*m_spec, *m_routing, m_settings.nic,
+                                                           m_settings.switches.cutThrough, std::move(hooks));
+    }
 }
 
 int64_t RoceFabric::AssignStreams(int64_t stream) {
@@ -461,6 +496,11 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
                       std::move(received));
         return;
     }
+    if (m_uncontended) {
+        m_uncontended->Start(messageId, srcHost, dstHost, sizeBytes, priority, flowDstPort, std::move(sent),
+                             std::move(received));
+        return;
+    }
     RoceNic& src = *m_nics[srcHost];
     RoceNic& dst = *m_nics[dstHost];
     if (!m_settings.reuseConnections) {
@@ -485,16 +525,16 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
     src.SendMessage(c.qp, messageId, sizeBytes, std::move(sent));
 }
 
-void RoceFabric::StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
-                              uint8_t priority, uint16_t sport, uint16_t flowDstPort, RoceNic::Done sent,
-                              RoceNic::Received received) {
+uint32_t RoceFabric::StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
+                                  uint8_t priority, uint16_t sport, uint16_t flowDstPort, RoceNic::Done sent,
+                                  RoceNic::Received received) {
     RoceNic& src = *m_nics[srcHost];
     RoceNic& dst = *m_nics[dstHost];
     const cc::FlowParams params = FlowParamsFor(srcHost, dstHost);
     const uint32_t context = dst.OpenReceive(messageId, srcHost, sport, flowDstPort);
     dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
-    src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
-                  std::move(sent));
+    return src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
+                         std::move(sent));
 }
 
 uint64_t RoceFabric::Disturbances() const {
@@ -539,12 +579,15 @@ void RoceFabric::TakeDown(uint32_t cable) {
     if (m_memo) {
         m_memo->CableDown(cable);
     }
+    if (m_uncontended) {
+        m_uncontended->CableDown(cable);
+    }
     m_channels[cable]->SetDown();
 }
 
 bool RoceFabric::NetworkAhead() const {
     return (m_fastForward && m_fastForward->Ahead()) || (m_memo && m_memo->Replaying()) ||
-           (m_scaleUp && m_scaleUp->InFlight() > 0);
+           (m_uncontended && m_uncontended->Moving()) || (m_scaleUp && m_scaleUp->InFlight() > 0);
 }
 
 const FastForwardStats* RoceFabric::FinishFastForward() {
@@ -577,7 +620,8 @@ uint64_t RoceFabric::DeliveredBytes() const {
     for (const RoceNic* nic : m_nics) {
         bytes += nic->DeliveredBytes();
     }
-    return bytes + (m_memo ? m_memo->DeliveredBytes() : 0) + (m_scaleUp ? m_scaleUp->DeliveredBytes() : 0);
+    return bytes + (m_memo ? m_memo->DeliveredBytes() : 0) + (m_scaleUp ? m_scaleUp->DeliveredBytes() : 0) +
+           (m_uncontended ? m_uncontended->DeliveredBytes() : 0);
 }
 
 std::string RoceFabric::DescribeActive() const {

@@ -23,6 +23,7 @@
 #include "roce-nic.h"
 #include "roce-switch.h"
 #include "scale-up-fluid.h"
+#include "uncontended-fluid.h"
 #include "util/diagnostics.h"
 
 namespace mlnet::roce {
@@ -122,6 +123,8 @@ public:
     const EpisodeMemoStats* EpisodeMemoResult() const { return m_memo ? &m_memo->Stats() : nullptr; }
     // The fluid scale-up domains (FabricSettings::scaleUp), or null when they are RoCE links or absent.
     const ScaleUpFluid* ScaleUpModel() const { return m_scaleUp.get(); }
+    // The fluid stand-ins for messages alone on their path (FabricSettings::fluidUncontended), or null.
+    const UncontendedFluid* UncontendedModel() const { return m_uncontended.get(); }
 
     // PFC frames received so far, in order; empty once a sink takes them (SetPfcSink).
     const std::vector<PfcEvent>& Pfc() const { return m_pfc; }
@@ -194,15 +197,16 @@ private:
     std::unordered_map<uint64_t, Connection> m_connections;  // reuseConnections: by (src, dst, priority)
     uint64_t m_nextConnection = uint64_t{1} << 62;           // ids apart from message ids
     void TakeDown(uint32_t cable);
-    // A message on a queue pair of its own, from UDP source port `sport`.
-    void StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
-                      uint8_t priority, uint16_t sport, uint16_t flowDstPort, RoceNic::Done sent,
-                      RoceNic::Received received);
+    // A message on a queue pair of its own, from UDP source port `sport`; returns the QP (at srcHost).
+    uint32_t StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
+                          uint8_t priority, uint16_t sport, uint16_t flowDstPort, RoceNic::Done sent,
+                          RoceNic::Received received);
     // What makes a running episode unclean for the memo: marks, pauses, drops, timeouts, NACKs, resends.
     uint64_t Disturbances() const;
     std::unique_ptr<FabricFastForward> m_fastForward;
     std::unique_ptr<EpisodeMemo> m_memo;
     std::unique_ptr<ScaleUpFluid> m_scaleUp;
+    std::unique_ptr<UncontendedFluid> m_uncontended;
     std::vector<PfcEvent> m_pfc;
     std::function<void(const PfcEvent&)> m_pfcSink;
     uint64_t m_pauseFrames = 0;

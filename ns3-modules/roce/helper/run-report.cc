@@ -76,6 +76,9 @@ NetworkTotals networkTotals(const RoceFabric& fabric) {
     if (const EpisodeMemoStats* memo = fabric.EpisodeMemoResult()) {
         t.dataPacketHops += memo->replayedPacketHops;
     }
+    if (const UncontendedFluid* fluid = fabric.UncontendedModel()) {
+        t.dataPacketHops += fluid->Stats().packetHops;
+    }
     for (auto& [tier, q] : t.tiers) {
         // A bucket's upper bound can exceed the largest queue seen; the percentile cannot.
         q.p99Bytes = std::min(histograms[tier].QuantileBytes(0.99), q.maxBytes);

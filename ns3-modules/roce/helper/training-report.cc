@@ -221,6 +221,18 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
         e["extrapolated"] = {{"data_packet_hops", memo->replayedPacketHops}};
         j["episode_memo"] = e;
     }
+    if (const UncontendedFluid* fluid = inputs.fabric.UncontendedModel()) {
+        const UncontendedFluidStats u = fluid->Stats();
+        // Messages alone on their path, carried as fluid flows at their line rate: no packet, mark or pause
+        // stands for their fluid part (their packet-hops are included in "network" above).
+        j["uncontended_fluid"] = {{"messages", u.messages},
+                                  {"message_bytes", u.bytes},
+                                  {"converted_to_packets", u.converted},
+                                  {"converted_bytes_left", u.convertedBytes},
+                                  {"packet_level_messages", u.packetMessages},
+                                  {"rate_passes", u.ratePasses},
+                                  {"extrapolated", {{"data_packet_hops", u.packetHops}}}};
+    }
     if (const ScaleUpFluid* scaleUp = inputs.fabric.ScaleUpModel()) {
         const ScaleUpStats s = scaleUp->Stats();
         // Messages inside scale-up domains, carried as NVLink flows: no packet, mark or pause stands for

@@ -167,6 +167,8 @@ public:
     // Skipped time without congestion signals: every open QP's congestion control moves on by it
     // (cc::CongestionControl::skipQuietTime; negative: taken back).
     void SkipQuietTime(int64_t deltaNs);
+    // The same for one QP: a flow that ran alone on its path (as a fluid flow) before it came here.
+    void SkipQuietTime(uint32_t qp, int64_t deltaNs) { m_qps[qp].cc->skipQuietTime(deltaNs); }
 
     // What each unfinished QP is doing, for hang reports.
     std::string DescribeActive() const;

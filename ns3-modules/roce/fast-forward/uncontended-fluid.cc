@@ -1,0 +1,310 @@
+#include "uncontended-fluid.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "roce-simulator-impl.h"
+#include "roce-timing.h"
+
+namespace mlnet::roce {
+
+UncontendedFluid::UncontendedFluid(const TopologySpec& spec, const Routing& routing, const NicSettings& nic,
+                                   bool cutThrough, Fabric fabric)
+    : m_spec(spec),
+      m_routing(routing),
+      m_nic(nic),
+      m_cutThrough(cutThrough),
+      m_fabric(std::move(fabric)),
+      m_fluid(*this, makeCallback<&UncontendedFluid::Departed>(this)),
+      m_rateBps(2 * spec.cables.size()),
+      m_packetUsers(2 * spec.cables.size(), 0),
+      m_fluidOn(2 * spec.cables.size()),
+      m_ingress(2 * spec.cables.size(), UINT32_MAX),
+      m_down(spec.cables.size(), 0) {
+    for (uint32_t c = 0; c < spec.cables.size(); ++c) {
+        const uint64_t rate = spec.cables[c].rateBps;
+        m_rateBps[2 * c] = m_rateBps[2 * c + 1] = rate;
+        // No latency on the fluid links: a message's own path latency (its last frame's) is added at its
+        // departure.
+        const double bytesPerNs = static_cast<double>(rate) / 8e9;
+        m_fluid.addLink(bytesPerNs, 0);
+        m_fluid.addLink(bytesPerNs, 0);
+    }
+    // ACKs per data packet: one per ackIntervalBytes of payload (every packet by default), and one more at
+    // every ackChunkBytes boundary.
+    const uint32_t mtu = nic.mtuPayloadBytes;
+    double acksPerPacket =
+        1.0 / static_cast<double>(std::max<uint64_t>(1, (nic.ackIntervalBytes + mtu - 1) / mtu));
+    if (nic.ackChunkBytes > 0) {
+        acksPerPacket += static_cast<double>(mtu) / static_cast<double>(nic.ackChunkBytes);
+    }
+    const double ack = nic.frames.Ack(0, nic.intEnabled) + nic.frames.OverheadBytes();
+    const double data = nic.frames.Data(mtu, nic.intEnabled) + nic.frames.OverheadBytes();
+    m_ackWeight = std::min(1.0, acksPerPacket) * ack / data;
+}
+
+bool UncontendedFluid::Route(uint32_t src, uint32_t dst, uint32_t key, std::vector<uint32_t>& out) {
+    out.clear();
+    if (!m_routing.path(src, dst, key, m_cables)) {
+        return false;
+    }
+    uint32_t at = src;
+    for (uint32_t c : m_cables) {
+        const SpecCable& cable = m_spec.cables[c];
+        out.push_back(2 * c + (cable.a == at ? 0 : 1));
+        at = cable.a == at ? cable.b : cable.a;
+    }
+    return true;
+}
+
+TimePs UncontendedFluid::FrameTimePs(uint32_t link, uint64_t frameBytes) const {
+    return bitsTimePs(frameBytes * 8, m_rateBps[link]);
+}
+
+void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uint64_t sizeBytes,
+                             uint8_t priority, uint16_t flowDstPort, RoceNic::Done sent,
+                             RoceNic::Received received) {
+    const uint32_t slot = m_messages.acquire();
+    Message& m = m_messages[slot];
+    m.id = messageId;
+    m.src = src;
+    m.dst = dst;
+    m.sizeBytes = sizeBytes;
+    m.priority = priority;
+    m.sport = m_fabric.sourcePort(src, dst);
+    m.dport = flowDstPort;
+    m.startPs = simNowPs();
+    m.fluid = false;
+    m.holding = false;
+    m.sent = std::move(sent);
+    m.received = std::move(received);
+    const bool routed = src != dst && Route(src, dst, m_routing.flowKey(m.sport, m.dport, false), m.links) &&
+                        Route(dst, src, m_routing.flowKey(m.sport, m.dport, true), m_ackLinks);
+    if (!routed) {
+        m.links.clear();  // the packet model reports what is wrong with it
+        StartPacket(slot, sizeBytes, 0);
+        return;
+    }
+    if (sizeBytes == 0 || !Alone(m)) {
+        Convert(m.links);
+        StartPacket(slot, sizeBytes, 0);
+        return;
+    }
+    // The frames' bytes, and the latency of the last frame (the shortest) on each hop after the first and
+    // of an ACK on every hop back.
+    const uint32_t mtu = m_nic.mtuPayloadBytes;
+    const uint64_t packets = (sizeBytes + mtu - 1) / mtu;
+    const uint32_t last = static_cast<uint32_t>(sizeBytes - (packets - 1) * mtu);
+    const FrameCharges& frames = m_nic.frames;
+    const uint64_t overhead = frames.OverheadBytes();
+    const uint64_t fullFrame = frames.Data(mtu, m_nic.intEnabled) + overhead;
+    const uint64_t lastFrame = frames.Data(last, m_nic.intEnabled) + overhead;
+    const uint64_t header = frames.Data(0, m_nic.intEnabled) + overhead;
+    m.wireBytes = (packets - 1) * fullFrame + lastFrame;
+    // From the last frame's departure from the source to its arrival, hop by hop: a switch starts a frame
+    // once it is in (cut through: its header) and its egress has sent the frame before it, a full one that
+    // left the source one last frame's time earlier. Times relative to the last frame's departure.
+    int64_t lastOut = 0, previousOut = -static_cast<int64_t>(FrameTimePs(m.links[0], lastFrame));
+    for (std::size_t i = 1; i < m.links.size(); ++i) {
+        const int64_t delay = static_cast<int64_t>(m_spec.cables[m.links[i - 1] / 2].delayPs);
+        const auto early =
+            [&](uint64_t frameBytes) {  // how much earlier than its last bit a switch starts it
+                return m_cutThrough ? static_cast<int64_t>(FrameTimePs(m.links[i - 1], frameBytes) -
+                                                           FrameTimePs(m.links[i - 1], header))
+                                    : 0;
+            };
+        const int64_t lastIn = lastOut + delay - early(lastFrame);
+        const int64_t previousIn = previousOut + delay - early(fullFrame);
+        previousOut = previousIn + static_cast<int64_t>(FrameTimePs(m.links[i], fullFrame));
+        lastOut = std::max(lastIn, packets > 1 ? previousOut : lastIn) +
+                  static_cast<int64_t>(FrameTimePs(m.links[i], lastFrame));
+    }
+    m.dataLatencyPs = static_cast<TimePs>(lastOut) + m_spec.cables[m.links.back() / 2].delayPs;
+    const uint64_t ack =
+        frames.Ack(static_cast<uint32_t>(m.links.size()), m_nic.intEnabled) + frames.OverheadBytes();
+    m.ackLatencyPs = 0;
+    for (uint32_t link : m_ackLinks) {
+        m.ackLatencyPs += m_spec.cables[link / 2].delayPs + FrameTimePs(link, ack);
+    }
+    m_stats.packetHops += packets * m.links.size();
+    ++m_stats.messages;
+    m_stats.bytes += sizeBytes;
+    StartFluid(slot);
+}
+
+bool UncontendedFluid::Alone(const Message& m) const {
+    for (std::size_t i = 0; i < m.links.size(); ++i) {
+        const uint32_t link = m.links[i];
+        if (m_packetUsers[link] > 0 || m_down[link / 2]) {
+            return false;
+        }
+        if (i == 0) {
+            continue;  // the source NIC's port: its flows share it round robin
+        }
+        const uint32_t in = m.links[i - 1];
+        if (m_rateBps[in] > m_rateBps[link] || (!m_fluidOn[link].empty() && m_ingress[link] != in)) {
+            return false;  // a queue could build at this switch
+        }
+    }
+    return true;
+}
+
+void UncontendedFluid::StartFluid(uint32_t slot) {
+    Message& m = m_messages[slot];
+    m.fluid = true;
+    m.holding = true;
+    for (std::size_t i = 0; i < m.links.size(); ++i) {
+        m_fluidOn[m.links[i]].push_back(slot);
+        if (i > 0) {
+            m_ingress[m.links[i]] = m.links[i - 1];
+        }
+    }
+    ++m_fluidInFlight;
+    m_fluid.start(slot, m.links, m.wireBytes, m_ackLinks, m_ackWeight);
+}
+
+void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs) {
+    Message& m = m_messages[slot];
+    m.fluid = false;
+    m.holding = true;
+    for (uint32_t link : m.links) {
+        ++m_packetUsers[link];
+    }
+    ++m_stats.packetMessages;
+    RoceNic::Received received;
+    if (m.received) {
+        received = [this, slot](uint64_t, TimePs atPs) {
+            Message& msg = m_messages[slot];
+            const RoceNic::Received r = std::move(msg.received);
+            msg.received = nullptr;
+            r(msg.id, atPs);
+        };
+    }
+    m_fabric.start(
+        m.id, m.src, m.dst, sizeBytes, m.priority, m.sport, m.dport, aloneNs,
+        [this, slot](const FlowCompletion& done) { PacketSent(slot, done); }, std::move(received));
+}
+
+void UncontendedFluid::PacketSent(uint32_t slot, const FlowCompletion& done) {
+    Message& m = m_messages[slot];
+    Release(slot);
+    // The whole message as its sender saw it, from its start (a converted message's fluid part included).
+    FlowCompletion whole = done;
+    whole.sizeBytes = m.sizeBytes;
+    whole.startPs = m.startPs;
+    const RoceNic::Done sent = std::move(m.sent);
+    m.sent = nullptr;
+    m.received = nullptr;
+    m_messages.release(slot);
+    if (sent) {
+        sent(whole);
+    }
+}
+
+void UncontendedFluid::Release(uint32_t slot) {
+    Message& m = m_messages[slot];
+    if (!m.holding) {
+        return;
+    }
+    m.holding = false;
+    for (uint32_t link : m.links) {
+        if (!m.fluid) {
+            --m_packetUsers[link];
+            continue;
+        }
+        std::vector<uint32_t>& on = m_fluidOn[link];
+        on.erase(std::find(on.begin(), on.end(), slot));
+    }
+}
+
+void UncontendedFluid::Convert(const std::vector<uint32_t>& links) {
+    m_work.assign(links.begin(), links.end());
+    while (!m_work.empty()) {
+        const uint32_t link = m_work.back();
+        m_work.pop_back();
+        while (!m_fluidOn[link].empty()) {
+            const uint32_t slot = m_fluidOn[link].back();
+            Message& m = m_messages[slot];
+            Release(slot);
+            if (!m_fluid.sending(slot)) {
+                continue;  // every byte has left: its arrival stays fluid
+            }
+            // The bytes left to send, as whole packets of payload (the frames' share of the wire bytes).
+            const double wireLeft = m_fluid.stop(slot);
+            const uint32_t mtu = m_nic.mtuPayloadBytes;
+            const double fraction = wireLeft / static_cast<double>(m.wireBytes);
+            uint64_t left =
+                static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(m.sizeBytes) / mtu)) * mtu;
+            left = std::clamp<uint64_t>(left, 1, m.sizeBytes);
+            const uint64_t done = m.sizeBytes - left;
+            m_deliveredBytes += done;
+            --m_fluidInFlight;
+            ++m_stats.converted;
+            m_stats.convertedBytes += left;
+            m_stats.packetHops -= (left + mtu - 1) / mtu * m.links.size();
+            m_work.insert(m_work.end(), m.links.begin(), m.links.end());
+            StartPacket(slot, left, static_cast<int64_t>(psToNs(simNowPs() - m.startPs)));
+        }
+    }
+}
+
+void UncontendedFluid::CableDown(uint32_t cable) {
+    m_down[cable] = 1;
+    Convert({2 * cable, 2 * cable + 1});
+}
+
+void UncontendedFluid::Departed(uint64_t slot) {
+    const uint32_t s = static_cast<uint32_t>(slot);
+    Release(s);  // its last byte is off the source: the cables are free for what comes next
+    Later(m_messages[s].dataLatencyPs, makeCallback<&UncontendedFluid::Received>(this, slot));
+}
+
+void UncontendedFluid::Received(uint64_t slot) {
+    Message& m = m_messages[static_cast<uint32_t>(slot)];
+    m_deliveredBytes += m.sizeBytes;
+    if (m.received) {
+        const RoceNic::Received r = std::move(m.received);
+        m.received = nullptr;
+        r(m.id, simNowPs());
+    }
+    Later(m.ackLatencyPs, makeCallback<&UncontendedFluid::Acknowledged>(this, slot));
+}
+
+void UncontendedFluid::Acknowledged(uint64_t slot) {
+    const uint32_t s = static_cast<uint32_t>(slot);
+    Message& m = m_messages[s];
+    --m_fluidInFlight;
+    const FlowCompletion done{m.id, m.src, m.dst, m.sport, m.sizeBytes, m.startPs, simNowPs(), 0, true};
+    const RoceNic::Done sent = std::move(m.sent);
+    m.sent = nullptr;
+    m_messages.release(s);
+    if (sent) {
+        sent(done);
+    }
+}
+
+double UncontendedFluid::nowNs() const {
+    return static_cast<double>(simNowPs()) / 1000.0;
+}
+
+void UncontendedFluid::soon(Callback callback) {
+    Later(0, callback);
+}
+
+void UncontendedFluid::Later(TimePs delayPs, Callback callback) {
+    ScheduleCoreCall(delayPs, callback.fn, callback.object, callback.arg);
+}
+
+void UncontendedFluid::At(double timeNs, Callback callback) {
+    const double atPs = std::ceil(timeNs * 1000.0);
+    const TimePs now = simNowPs();
+    Later(atPs > static_cast<double>(now) ? static_cast<TimePs>(atPs) - now : 0, callback);
+}
+
+UncontendedFluidStats UncontendedFluid::Stats() const {
+    UncontendedFluidStats s = m_stats;
+    s.ratePasses = m_fluid.counters().rateRecomputations;
+    return s;
+}
+
+}  // namespace mlnet::roce

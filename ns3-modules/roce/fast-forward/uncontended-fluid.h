@@ -1,0 +1,133 @@
+// Messages alone on their path as fluid flows (FabricSettings::fluidUncontended): a RoCE flow that meets no
+// other flow at any switch queue sends at its line rate from its first packet to its last, marks nothing,
+// pauses nothing, and its congestion control never moves (cc::CongestionControl::lineRateWhenAlone: not
+// HPCC); what the packet model would give for it is a closed form. Collectives on rails are mostly such flows
+// (a ring's step from one NIC to the next), and the packets they cost are most of a large step's.
+//
+// Rule, checked when a message starts: every cable of its data path carries no packet-level message, and at
+// every switch on it the egress cable's fluid flows all enter the switch from the same ingress cable as this
+// one, which is no faster than the egress: then no switch queue can build, so the only sharing is at the
+// source NIC, whose round robin the fluid model's max-min share stands for. Such a message is a FluidLinks
+// flow of its frames' bytes on those cables; it is received one path latency after its last byte leaves
+// (propagation, and one frame per store-and-forward hop) and acknowledged one ACK path latency later.
+// Everything else runs at packet level. A packet-level message that would share a cable with fluid flows
+// first turns them into packet-level messages (the bytes they have left, on a queue pair of their own from
+// the same UDP port, so the same path; their queues and CC state start empty, the approximation), and so on
+// for the cables those now occupy: wherever flows meet, the packet model decides.
+//
+// A fluid flow's ACKs are a load on its reverse path, an ACK frame per acknowledged packet, served ahead of
+// data as the NICs send control frames first (FluidLinks' loads): a ring's NICs each send data and ACKs,
+// and the ACKs take about 7 % of a link at a 1 KB MTU. A switch's shared buffer holds none of a fluid flow's
+// bytes.
+#ifndef MLNET_ROCE_UNCONTENDED_FLUID_H
+#define MLNET_ROCE_UNCONTENDED_FLUID_H
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "network/fluid-links.h"
+#include "network/routing.h"
+#include "network/topology-spec.h"
+#include "roce-nic.h"
+#include "util/pools.h"
+
+namespace mlnet::roce {
+
+// What the fluid side carried in a run, for summary.json.
+struct UncontendedFluidStats {
+    uint64_t messages = 0;        // started as fluid flows
+    uint64_t bytes = 0;           // their payload
+    uint64_t converted = 0;       // of them, moved to packet level when traffic met them
+    uint64_t convertedBytes = 0;  // the payload those still had to send then
+    uint64_t packetMessages = 0;  // messages started at packet level
+    uint64_t packetHops = 0;      // data packet-hops the fluid bytes stand for
+    uint64_t ratePasses = 0;      // max-min recomputations
+};
+
+class UncontendedFluid : private FluidLinks::Clock {
+public:
+    // The fabric's side: a message's UDP source port (the allocator advances as for a packet-level message),
+    // and starting a message at packet level on a queue pair of its own, whose congestion control moves on
+    // by `aloneNs` of quiet time (cc::CongestionControl::skipQuietTime: the message ran alone that long).
+    struct Fabric {
+        std::function<uint16_t(uint32_t src, uint32_t dst)> sourcePort;
+        std::function<void(uint64_t id, uint32_t src, uint32_t dst, uint64_t sizeBytes, uint8_t priority,
+                           uint16_t sport, uint16_t flowDstPort, int64_t aloneNs, RoceNic::Done sent,
+                           RoceNic::Received received)>
+            start;
+    };
+    // `cutThrough`: switches forward a frame once its header is in.
+    UncontendedFluid(const TopologySpec& spec, const Routing& routing, const NicSettings& nic,
+                     bool cutThrough, Fabric fabric);
+
+    // RoceFabric::StartMessage with one queue pair per message.
+    void Start(uint64_t messageId, uint32_t src, uint32_t dst, uint64_t sizeBytes, uint8_t priority,
+               uint16_t flowDstPort, RoceNic::Done sent, RoceNic::Received received);
+    // A cable goes down: the fluid flows on it go on at packet level (and meet the dead link), and no fluid
+    // flow uses it again.
+    void CableDown(uint32_t cable);
+
+    // Payload delivered by fluid flows (the hang detector's progress, the delivered total).
+    uint64_t DeliveredBytes() const { return m_deliveredBytes; }
+    // A fluid message is on its way: bytes move that no packet shows.
+    bool Moving() const { return m_fluidInFlight > 0; }
+    UncontendedFluidStats Stats() const;
+
+private:
+    struct Message {
+        uint64_t id = 0, sizeBytes = 0, wireBytes = 0;
+        uint32_t src = 0, dst = 0;
+        uint8_t priority = 0;
+        uint16_t sport = 0, dport = 0;
+        TimePs startPs = 0;
+        TimePs dataLatencyPs = 0, ackLatencyPs = 0;
+        std::vector<uint32_t> links;  // directed cables of the data path (2 x cable + direction)
+        bool fluid = false;           // on the fluid links; else a packet-level message
+        bool holding = false;         // counted on its links (fluid: m_fluidOn; packet: m_packetUsers)
+        RoceNic::Done sent;
+        RoceNic::Received received;
+    };
+
+    double nowNs() const override;
+    void soon(Callback callback) override;
+    void atDeparture(double timeNs, Callback callback) override { At(timeNs, callback); }
+    void atArrival(double timeNs, Callback callback) override { At(timeNs, callback); }
+    void At(double timeNs, Callback callback);  // on the first whole picosecond not before it
+    void Later(TimePs delayPs, Callback callback);
+
+    // The directed cables of the route from `src` with flow key `key` into `out`; false without a route.
+    bool Route(uint32_t src, uint32_t dst, uint32_t key, std::vector<uint32_t>& out);
+    bool Alone(const Message& m) const;
+    void StartFluid(uint32_t slot);  // on its data links, and its ACKs on m_ackLinks
+    void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
+    // Fluid flows on these directed cables go to packet level, and those on the cables they then occupy.
+    void Convert(const std::vector<uint32_t>& links);
+    void Release(uint32_t slot);  // off its links
+    void Departed(uint64_t slot);
+    void Received(uint64_t slot);
+    void Acknowledged(uint64_t slot);
+    void PacketSent(uint32_t slot, const FlowCompletion& done);
+    TimePs FrameTimePs(uint32_t link, uint64_t frameBytes) const;
+
+    const TopologySpec& m_spec;
+    const Routing& m_routing;
+    NicSettings m_nic;
+    bool m_cutThrough;
+    Fabric m_fabric;
+    FluidLinks m_fluid;
+    std::vector<uint64_t> m_rateBps;               // per directed cable
+    std::vector<uint32_t> m_packetUsers;           // per directed cable: packet-level messages on it
+    std::vector<std::vector<uint32_t>> m_fluidOn;  // per directed cable: fluid messages on it
+    std::vector<uint32_t> m_ingress;               // per directed cable: where its fluid flows come from
+    std::vector<char> m_down;                      // per cable
+    SlotPool<Message> m_messages;                  // slot = fluid flow id
+    std::vector<uint32_t> m_cables, m_work, m_ackLinks;
+    double m_ackWeight = 0;  // ACK wire bytes per data wire byte (full frames)
+    uint64_t m_deliveredBytes = 0, m_fluidInFlight = 0;
+    UncontendedFluidStats m_stats;
+};
+
+}  // namespace mlnet::roce
+
+#endif

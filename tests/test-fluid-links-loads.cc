@@ -1,0 +1,103 @@
+// FluidLinks' loads served ahead of the shared traffic (a fluid flow's ACKs on its reverse path): a link's
+// flows share what the loads leave, and a flow taken off its links gives back the bytes it had left.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "network/fluid-links.h"
+
+namespace mlnet {
+namespace {
+
+// A clock that runs the fluid model's events in time order.
+class TestClock : public FluidLinks::Clock {
+public:
+    double nowNs() const override { return m_now; }
+    void soon(Callback c) override { m_events.push_back({m_now, c}); }
+    void atDeparture(double t, Callback c) override { m_events.push_back({t, c}); }
+    void atArrival(double t, Callback c) override { m_events.push_back({t, c}); }
+    void runUntil(double endNs) {
+        while (true) {
+            std::size_t next = m_events.size();
+            for (std::size_t i = 0; i < m_events.size(); ++i) {
+                if (m_events[i].t <= endNs && (next == m_events.size() || m_events[i].t < m_events[next].t)) {
+                    next = i;
+                }
+            }
+            if (next == m_events.size()) {
+                m_now = endNs;
+                return;
+            }
+            const Event e = m_events[next];
+            m_events.erase(m_events.begin() + static_cast<std::ptrdiff_t>(next));
+            m_now = e.t;
+            e.c();
+        }
+    }
+
+private:
+    struct Event {
+        double t;
+        Callback c;
+    };
+    double m_now = 0;
+    std::vector<Event> m_events;
+};
+
+struct Arrivals {
+    std::vector<double> atNs = std::vector<double>(8, -1);
+    TestClock* clock = nullptr;
+    void arrived(uint64_t id) { atNs[id] = clock->nowNs(); }
+};
+
+// Two NICs in a ring of two, each sending 1,000 bytes per ns of capacity to the other: each link carries one
+// flow and the other's ACKs at a tenth of its rate, served first, so each flow runs at 1 / 1.1.
+TEST(FluidLinksLoads, FlowsShareWhatTheLoadsAheadOfThemLeave) {
+    TestClock clock;
+    Arrivals a;
+    a.clock = &clock;
+    FluidLinks fluid(clock, makeCallback<&Arrivals::arrived>(&a));
+    const uint32_t ab = fluid.addLink(1.0, 0), ba = fluid.addLink(1.0, 0);
+    fluid.start(0, {ab}, 1'100'000, {ba}, 0.1);
+    fluid.start(1, {ba}, 1'100'000, {ab}, 0.1);
+    clock.runUntil(1e9);
+    EXPECT_NEAR(a.atNs[0], 1'210'000, 1'210'000 * 1e-3);  // 1.1 MB at 1/1.1 byte per ns
+    EXPECT_NEAR(a.atNs[1], 1'210'000, 1'210'000 * 1e-3);
+}
+
+// A flow whose ACKs load a link another flow is alone on does not get that link's fair share: the loaded
+// link's flow keeps all but the load (the max-min share would split it evenly between the two).
+TEST(FluidLinksLoads, ALoadIsNotAShare) {
+    TestClock clock;
+    Arrivals a;
+    a.clock = &clock;
+    FluidLinks fluid(clock, makeCallback<&Arrivals::arrived>(&a));
+    const uint32_t fast = fluid.addLink(1.0, 0), slow = fluid.addLink(0.5, 0);
+    fluid.start(0, {slow}, 500'000, {fast}, 0.1);  // 0.5 byte per ns; its load on `fast` is 0.05
+    fluid.start(1, {fast}, 950'000, {}, 0);        // 0.95 byte per ns
+    clock.runUntil(1e9);
+    EXPECT_NEAR(a.atNs[0], 1'000'000, 1e-3 * 1'000'000);
+    EXPECT_NEAR(a.atNs[1], 1'000'000, 1e-3 * 1'000'000);
+}
+
+// Stopping a flow half-way returns the bytes it had left and speeds up the one it shared a link with.
+TEST(FluidLinksLoads, StoppingAFlowGivesBackWhatItHadLeft) {
+    TestClock clock;
+    Arrivals a;
+    a.clock = &clock;
+    FluidLinks fluid(clock, makeCallback<&Arrivals::arrived>(&a));
+    const uint32_t link = fluid.addLink(1.0, 0);
+    fluid.start(0, {link}, 1'000'000, {}, 0);
+    fluid.start(1, {link}, 1'000'000, {}, 0);
+    clock.runUntil(500'000);  // each has sent 250,000 bytes at half the link
+    ASSERT_TRUE(fluid.sending(0));
+    EXPECT_NEAR(fluid.stop(0), 750'000, 1);
+    EXPECT_FALSE(fluid.sending(0));
+    clock.runUntil(1e9);
+    EXPECT_EQ(a.atNs[0], -1);                          // no arrival for a stopped flow
+    EXPECT_NEAR(a.atNs[1], 1'250'000, 1e-6 * 1.25e6);  // the rest at the whole link
+}
+
+}  // namespace
+}  // namespace mlnet
