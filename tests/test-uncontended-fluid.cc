@@ -145,6 +145,29 @@ TEST(UncontendedFluid, FlowsThatMeetAtASwitchQueueRunAsPackets) {
     }
 }
 
+// Host 1 receives from host 0 at its line rate, then sends to host 2: the ACKs of its own message come back
+// down the port that carries host 0's data, which host 0 fills at its line rate, so a queue builds there (ACK
+// pressure). The rates show it (host 0's flow is held below its NIC's share by that port): both messages go
+// to packet level, and the packet model's queue, marks and the CC's reaction stay as in the full run.
+TEST(UncontendedFluid, AckPressureMovesTheFlowsItQueuesToPackets) {
+    const std::vector<Flow> flows{{0, 1, 4'000'000, 0}, {1, 2, 4'000'000, 10'000'000}};
+    for (const char* cc : kLineRateCcs) {
+        SCOPED_TRACE(cc);
+        const Outcome full = run(cc, 3, flows, false);
+        const Outcome fluid = run(cc, 3, flows, true);
+        EXPECT_EQ(fluid.fluid.heldDownstream, 1u);
+        EXPECT_EQ(fluid.fluid.converted, 2u);
+        EXPECT_EQ(fluid.delivered, totalBytes(flows));
+        // Marks under every CC that marks (the full run: 39 DCQCN, 15 DCTCP, about 1,500 TIMELY).
+        EXPECT_NEAR(static_cast<double>(fluid.totals.ecnMarks), static_cast<double>(full.totals.ecnMarks),
+                    3 + 0.01 * static_cast<double>(full.totals.ecnMarks));
+        ASSERT_EQ(fluid.fct.size(), 2u);
+        for (std::size_t i = 0; i < 2; ++i) {
+            EXPECT_NEAR(fctError(fluid.fct[i], full.fct[i]), 0.0, 0.005) << "flow " << i;
+        }
+    }
+}
+
 TEST(UncontendedFluid, RefusedWhereNoFluidFlowStandsForALoneFlow) {
     {
         Diagnostics diag;

@@ -139,8 +139,12 @@ void FluidLinks::recompute(uint64_t) {
     m_counters.flowRateUpdates += m_componentFlows.size();
     waterFill();
 
+    m_held.clear();
     for (uint32_t id : m_componentFlows) {
         Flow& flow = m_flows[id];
+        if (flow.heldDownstream) {
+            m_held.push_back(id);
+        }
         if (flow.newRateBytesPerNs == flow.rateBytesPerNs) {
             continue;  // same trajectory: its pending finish event stays valid
         }
@@ -153,6 +157,9 @@ void FluidLinks::recompute(uint64_t) {
         ++flow.generation;
         const uint64_t arg = uint64_t{flow.generation} << 32 | id;
         m_clock.atDeparture(flow.finishNs, makeCallback<&FluidLinks::onFinish>(this, arg));
+    }
+    for (uint32_t id : m_held) {
+        m_clock.heldDownstream(id);
     }
 }
 
@@ -218,6 +225,14 @@ void FluidLinks::fill(Loads loads) {
             }
             flow.frozen = true;
             flow.newRateBytesPerNs = rate;
+            // Loaded flows only (the RoCE stand-ins): frozen here, below the share its first link still
+            // offers, its source would send faster than this link takes it.
+            flow.heldDownstream = false;
+            if (loads != Loads::None && share.link != flow.hops[0].link) {
+                const LinkState& first = m_links[flow.hops[0].link];
+                flow.heldDownstream = first.unfrozen > 0 &&
+                                      first.residualBytesPerNs / first.unfrozen > rate * (1 + kHeldMargin);
+            }
             for (const Hop& hop : flow.hops) {
                 if (hop.link == share.link) {
                     continue;

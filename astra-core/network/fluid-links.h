@@ -30,6 +30,9 @@ public:
         // stale): never run it early, or a link would be oversubscribed.
         virtual void atDeparture(double timeNs, Callback callback) = 0;
         virtual void atArrival(double timeNs, Callback callback) = 0;
+        // After a rate pass: flow `id` is held below its share of its first link by a later one that its
+        // source could overfill (packets would queue there). Only flows started with loads are told.
+        virtual void heldDownstream(uint32_t /*id*/) {}
     };
 
     // `arrived` is called with its arg replaced by the flow's id when the flow's last byte is at its end.
@@ -85,6 +88,7 @@ private:
         uint32_t generation = 0;  // finish events carry it; a rate change makes older ones stale
         bool active = false;
         bool frozen = false;
+        bool heldDownstream = false;  // the last pass: see Clock::heldDownstream
     };
     struct LinkFlow {
         uint32_t flow;
@@ -122,7 +126,10 @@ private:
     void recompute(uint64_t);
     void collectComponent(uint32_t seedLink);
     void waterFill();
-    enum class Loads : uint8_t { None, Previous, New };  // which rates the links' loads are taken from
+    enum class Loads : uint8_t { None, Previous, New };
+    // How far below its first link's share a flow must be held to count as held downstream: ties (a ring
+    // whose every link has the same share) are not.
+    static constexpr double kHeldMargin = 1e-3;  // which rates the links' loads are taken from
     void fill(Loads loads);
     void onFinish(uint64_t arg);
     Callback arrival(uint32_t id) const {
@@ -137,6 +144,7 @@ private:
     std::vector<LinkState> m_links;
     std::vector<Change> m_changes;
     std::vector<double> m_componentChangeNs;
+    std::vector<uint32_t> m_held;
     std::vector<uint32_t> m_componentLinks;
     std::vector<uint32_t> m_componentFlows;
     std::vector<uint32_t> m_stack;

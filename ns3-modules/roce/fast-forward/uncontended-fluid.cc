@@ -19,6 +19,7 @@ UncontendedFluid::UncontendedFluid(const TopologySpec& spec, const Routing& rout
       m_rateBps(2 * spec.cables.size()),
       m_packetUsers(2 * spec.cables.size(), 0),
       m_fluidOn(2 * spec.cables.size()),
+      m_fluidAcksOn(2 * spec.cables.size()),
       m_ingress(2 * spec.cables.size(), UINT32_MAX),
       m_down(spec.cables.size(), 0) {
     for (uint32_t c = 0; c < spec.cables.size(); ++c) {
@@ -79,14 +80,15 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
     m.sent = std::move(sent);
     m.received = std::move(received);
     const bool routed = src != dst && Route(src, dst, m_routing.flowKey(m.sport, m.dport, false), m.links) &&
-                        Route(dst, src, m_routing.flowKey(m.sport, m.dport, true), m_ackLinks);
+                        Route(dst, src, m_routing.flowKey(m.sport, m.dport, true), m.acks);
     if (!routed) {
         m.links.clear();  // the packet model reports what is wrong with it
+        m.acks.clear();
         StartPacket(slot, sizeBytes, 0);
         return;
     }
     if (sizeBytes == 0 || !Alone(m)) {
-        Convert(m.links);
+        Convert(m);
         StartPacket(slot, sizeBytes, 0);
         return;
     }
@@ -123,7 +125,7 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
     const uint64_t ack =
         frames.Ack(static_cast<uint32_t>(m.links.size()), m_nic.intEnabled) + frames.OverheadBytes();
     m.ackLatencyPs = 0;
-    for (uint32_t link : m_ackLinks) {
+    for (uint32_t link : m.acks) {
         m.ackLatencyPs += m_spec.cables[link / 2].delayPs + FrameTimePs(link, ack);
     }
     m_stats.packetHops += packets * m.links.size();
@@ -133,6 +135,11 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
 }
 
 bool UncontendedFluid::Alone(const Message& m) const {
+    for (uint32_t link : m.acks) {
+        if (m_packetUsers[link] > 0) {
+            return false;  // its ACKs would meet packets, which see no fluid load
+        }
+    }
     for (std::size_t i = 0; i < m.links.size(); ++i) {
         const uint32_t link = m.links[i];
         if (m_packetUsers[link] > 0 || m_down[link / 2]) {
@@ -159,8 +166,11 @@ void UncontendedFluid::StartFluid(uint32_t slot) {
             m_ingress[m.links[i]] = m.links[i - 1];
         }
     }
+    for (uint32_t link : m.acks) {
+        m_fluidAcksOn[link].push_back(slot);
+    }
     ++m_fluidInFlight;
-    m_fluid.start(slot, m.links, m.wireBytes, m_ackLinks, m_ackWeight);
+    m_fluid.start(slot, m.links, m.wireBytes, m.acks, m_ackWeight);
 }
 
 void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs) {
@@ -168,6 +178,9 @@ void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t al
     m.fluid = false;
     m.holding = true;
     for (uint32_t link : m.links) {
+        ++m_packetUsers[link];
+    }
+    for (uint32_t link : m.acks) {
         ++m_packetUsers[link];
     }
     ++m_stats.packetMessages;
@@ -207,50 +220,82 @@ void UncontendedFluid::Release(uint32_t slot) {
         return;
     }
     m.holding = false;
+    const auto off = [slot](std::vector<uint32_t>& on) { on.erase(std::find(on.begin(), on.end(), slot)); };
     for (uint32_t link : m.links) {
-        if (!m.fluid) {
-            --m_packetUsers[link];
-            continue;
-        }
-        std::vector<uint32_t>& on = m_fluidOn[link];
-        on.erase(std::find(on.begin(), on.end(), slot));
+        m.fluid ? off(m_fluidOn[link]) : void(--m_packetUsers[link]);
+    }
+    for (uint32_t link : m.acks) {
+        m.fluid ? off(m_fluidAcksOn[link]) : void(--m_packetUsers[link]);
     }
 }
 
-void UncontendedFluid::Convert(const std::vector<uint32_t>& links) {
-    m_work.assign(links.begin(), links.end());
+void UncontendedFluid::Convert(const Message& packet) {
+    m_work.insert(m_work.end(), packet.links.begin(), packet.links.end());
+    m_work.insert(m_work.end(), packet.acks.begin(), packet.acks.end());
+    Drain();
+}
+
+void UncontendedFluid::Drain() {
     while (!m_work.empty()) {
         const uint32_t link = m_work.back();
         m_work.pop_back();
-        while (!m_fluidOn[link].empty()) {
-            const uint32_t slot = m_fluidOn[link].back();
-            Message& m = m_messages[slot];
-            Release(slot);
-            if (!m_fluid.sending(slot)) {
-                continue;  // every byte has left: its arrival stays fluid
+        for (std::vector<uint32_t>* on : {&m_fluidOn[link], &m_fluidAcksOn[link]}) {
+            while (!on->empty()) {
+                ConvertOne(on->back());
             }
-            // The bytes left to send, as whole packets of payload (the frames' share of the wire bytes).
-            const double wireLeft = m_fluid.stop(slot);
-            const uint32_t mtu = m_nic.mtuPayloadBytes;
-            const double fraction = wireLeft / static_cast<double>(m.wireBytes);
-            uint64_t left =
-                static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(m.sizeBytes) / mtu)) * mtu;
-            left = std::clamp<uint64_t>(left, 1, m.sizeBytes);
-            const uint64_t done = m.sizeBytes - left;
-            m_deliveredBytes += done;
-            --m_fluidInFlight;
-            ++m_stats.converted;
-            m_stats.convertedBytes += left;
-            m_stats.packetHops -= (left + mtu - 1) / mtu * m.links.size();
-            m_work.insert(m_work.end(), m.links.begin(), m.links.end());
-            StartPacket(slot, left, static_cast<int64_t>(psToNs(simNowPs() - m.startPs)));
+        }
+    }
+}
+
+void UncontendedFluid::ConvertOne(uint32_t slot) {
+    Message& m = m_messages[slot];
+    Release(slot);
+    if (!m_fluid.sending(slot)) {
+        return;  // every byte has left: its arrival stays fluid
+    }
+    // The bytes left to send, as whole packets of payload (the frames' share of the wire bytes).
+    const double wireLeft = m_fluid.stop(slot);
+    const uint32_t mtu = m_nic.mtuPayloadBytes;
+    const double fraction = wireLeft / static_cast<double>(m.wireBytes);
+    uint64_t left = static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(m.sizeBytes) / mtu)) * mtu;
+    left = std::clamp<uint64_t>(left, 1, m.sizeBytes);
+    m_deliveredBytes += m.sizeBytes - left;
+    --m_fluidInFlight;
+    ++m_stats.converted;
+    m_stats.convertedBytes += left;
+    m_stats.packetHops -= (left + mtu - 1) / mtu * m.links.size();
+    // What it now occupies at packet level may hold other fluid flows.
+    m_work.insert(m_work.end(), m.links.begin(), m.links.end());
+    m_work.insert(m_work.end(), m.acks.begin(), m.acks.end());
+    StartPacket(slot, left, static_cast<int64_t>(psToNs(simNowPs() - m.startPs)));
+}
+
+void UncontendedFluid::heldDownstream(uint32_t id) {
+    // Called from inside a rate pass: converted right after it.
+    if (m_held.empty()) {
+        Later(0, makeCallback<&UncontendedFluid::ConvertHeld>(this, 0));
+    }
+    m_held.push_back(id);
+}
+
+void UncontendedFluid::ConvertHeld(uint64_t) {
+    const std::vector<uint32_t> held = std::move(m_held);
+    m_held.clear();
+    for (uint32_t slot : held) {
+        const Message& m = m_messages[slot];
+        if (m.fluid && m.holding && m_fluid.sending(slot)) {
+            ++m_stats.heldDownstream;
+            ConvertOne(slot);
+            Drain();  // and the fluid flows its packets now meet
         }
     }
 }
 
 void UncontendedFluid::CableDown(uint32_t cable) {
     m_down[cable] = 1;
-    Convert({2 * cable, 2 * cable + 1});
+    Message gone;
+    gone.links = {2 * cable, 2 * cable + 1};
+    Convert(gone);
 }
 
 void UncontendedFluid::Departed(uint64_t slot) {

@@ -4,16 +4,20 @@
 // HPCC); what the packet model would give for it is a closed form. Collectives on rails are mostly such flows
 // (a ring's step from one NIC to the next), and the packets they cost are most of a large step's.
 //
-// Rule, checked when a message starts: every cable of its data path carries no packet-level message, and at
+// Rule, checked when a message starts: no cable of its data or ACK path carries a packet-level message's data
+// or ACKs (packets see no fluid load, and fluid flows see no packets), and at
 // every switch on it the egress cable's fluid flows all enter the switch from the same ingress cable as this
 // one, which is no faster than the egress: then no switch queue can build, so the only sharing is at the
 // source NIC, whose round robin the fluid model's max-min share stands for. Such a message is a FluidLinks
 // flow of its frames' bytes on those cables; it is received one path latency after its last byte leaves
 // (propagation, and one frame per store-and-forward hop) and acknowledged one ACK path latency later.
-// Everything else runs at packet level. A packet-level message that would share a cable with fluid flows
-// first turns them into packet-level messages (the bytes they have left, on a queue pair of their own from
-// the same UDP port, so the same path; their queues and CC state start empty, the approximation), and so on
-// for the cables those now occupy: wherever flows meet, the packet model decides.
+// Everything else runs at packet level, and so does a fluid flow once the rates say a switch would queue its
+// packets after all: it gets less than its share of its source's link from a switch port whose ACKs (those
+// of the host behind it) leave it less than the source sends (ACK pressure). A packet-level message that
+// would share a cable with fluid flows first turns them into packet-level messages (the bytes they have left,
+// on a queue pair of their own from the same UDP port, so the same path; their queues and CC state start
+// empty, the approximation), and so on for the cables those now occupy: wherever flows meet, the packet model
+// decides.
 //
 // A fluid flow's ACKs are a load on its reverse path, an ACK frame per acknowledged packet, served ahead of
 // data as the NICs send control frames first (FluidLinks' loads): a ring's NICs each send data and ACKs,
@@ -39,6 +43,7 @@ struct UncontendedFluidStats {
     uint64_t messages = 0;        // started as fluid flows
     uint64_t bytes = 0;           // their payload
     uint64_t converted = 0;       // of them, moved to packet level when traffic met them
+    uint64_t heldDownstream = 0;  // of those, because a switch could not take what their source sent
     uint64_t convertedBytes = 0;  // the payload those still had to send then
     uint64_t packetMessages = 0;  // messages started at packet level
     uint64_t packetHops = 0;      // data packet-hops the fluid bytes stand for
@@ -83,6 +88,7 @@ private:
         TimePs startPs = 0;
         TimePs dataLatencyPs = 0, ackLatencyPs = 0;
         std::vector<uint32_t> links;  // directed cables of the data path (2 x cable + direction)
+        std::vector<uint32_t> acks;   // and of its ACK path
         bool fluid = false;           // on the fluid links; else a packet-level message
         bool holding = false;         // counted on its links (fluid: m_fluidOn; packet: m_packetUsers)
         RoceNic::Done sent;
@@ -93,6 +99,8 @@ private:
     void soon(Callback callback) override;
     void atDeparture(double timeNs, Callback callback) override { At(timeNs, callback); }
     void atArrival(double timeNs, Callback callback) override { At(timeNs, callback); }
+    void heldDownstream(uint32_t id) override;
+    void ConvertHeld(uint64_t);
     void At(double timeNs, Callback callback);  // on the first whole picosecond not before it
     void Later(TimePs delayPs, Callback callback);
 
@@ -101,9 +109,12 @@ private:
     bool Alone(const Message& m) const;
     void StartFluid(uint32_t slot);  // on its data links, and its ACKs on m_ackLinks
     void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
-    // Fluid flows on these directed cables go to packet level, and those on the cables they then occupy.
-    void Convert(const std::vector<uint32_t>& links);
-    void Release(uint32_t slot);  // off its links
+    // Fluid flows whose data or ACKs use a cable of this (packet-level) message's data or ACK path go to
+    // packet level, and those on the cables they then occupy (Drain: the cables in m_work).
+    void Convert(const Message& packet);
+    void Drain();
+    void ConvertOne(uint32_t slot);  // its cables go to m_work
+    void Release(uint32_t slot);     // off its links
     void Departed(uint64_t slot);
     void Received(uint64_t slot);
     void Acknowledged(uint64_t slot);
@@ -116,13 +127,14 @@ private:
     bool m_cutThrough;
     Fabric m_fabric;
     FluidLinks m_fluid;
-    std::vector<uint64_t> m_rateBps;               // per directed cable
-    std::vector<uint32_t> m_packetUsers;           // per directed cable: packet-level messages on it
-    std::vector<std::vector<uint32_t>> m_fluidOn;  // per directed cable: fluid messages on it
-    std::vector<uint32_t> m_ingress;               // per directed cable: where its fluid flows come from
-    std::vector<char> m_down;                      // per cable
-    SlotPool<Message> m_messages;                  // slot = fluid flow id
-    std::vector<uint32_t> m_cables, m_work, m_ackLinks;
+    std::vector<uint64_t> m_rateBps;      // per directed cable
+    std::vector<uint32_t> m_packetUsers;  // per directed cable: packet-level messages' data and ACKs on it
+    std::vector<std::vector<uint32_t>> m_fluidOn;      // per directed cable: fluid messages' data on it
+    std::vector<std::vector<uint32_t>> m_fluidAcksOn;  // and their ACKs
+    std::vector<uint32_t> m_ingress;                   // per directed cable: where its fluid flows come from
+    std::vector<char> m_down;                          // per cable
+    SlotPool<Message> m_messages;                      // slot = fluid flow id
+    std::vector<uint32_t> m_cables, m_work, m_held;
     double m_ackWeight = 0;  // ACK wire bytes per data wire byte (full frames)
     uint64_t m_deliveredBytes = 0, m_fluidInFlight = 0;
     UncontendedFluidStats m_stats;

@@ -423,18 +423,26 @@ uint32_t RoceFabric::LongestRouteHops() const {
 }
 
 RoceFabric::Path RoceFabric::PathBetween(uint32_t srcHost, uint32_t dstHost) const {
+    // A pair's facts never change (fixed routes, the first flow port), and every message's fct.txt line
+    // asks for them: kept per pair, up to kMaxCachedPaths pairs.
+    const uint64_t key = uint64_t{srcHost} << 32 | dstHost;
+    if (const auto it = m_paths.find(key); it != m_paths.end()) {
+        return it->second;
+    }
     Path path;
-    std::vector<uint32_t> cables;
-    if (!m_routing->path(srcHost, dstHost, FlowPortAllocator::kFirst, cables)) {
+    if (!m_routing->path(srcHost, dstHost, FlowPortAllocator::kFirst, m_pathCables)) {
         return path;
     }
     path.bottleneckBps = UINT64_MAX;
-    for (uint32_t c : cables) {
+    for (uint32_t c : m_pathCables) {
         const SpecCable& cable = m_spec->cables[c];
         ++path.hops;
         path.delayPs += cable.delayPs;
         path.bottleneckBps = std::min(path.bottleneckBps, cable.rateBps);
         path.payloadTxNs += uint64_t{m_settings.nic.mtuPayloadBytes} * 8'000'000'000ull / cable.rateBps;
+    }
+    if (m_paths.size() < kMaxCachedPaths) {
+        m_paths.emplace(key, path);
     }
     return path;
 }

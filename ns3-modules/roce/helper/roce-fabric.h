@@ -158,6 +158,9 @@ private:
             0;  // one MTU payload serialized on every hop, each truncated to ns (the reference's)
     };
     Path PathBetween(uint32_t srcHost, uint32_t dstHost) const;
+    static constexpr std::size_t kMaxCachedPaths = 1u << 20;  // about 48 MB of pairs at most
+    mutable std::unordered_map<uint64_t, Path> m_paths;
+    mutable std::vector<uint32_t> m_pathCables;
     uint32_t LongestRouteHops() const;
     bool ConfigurePorts(uint32_t vertex, const std::vector<ns3::Ptr<RoceNetDevice>>& devices,
                         uint64_t nicRateBps, MmuConfig& mmu, Diagnostics& diag) const;

@@ -228,6 +228,7 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
         j["uncontended_fluid"] = {{"messages", u.messages},
                                   {"message_bytes", u.bytes},
                                   {"converted_to_packets", u.converted},
+                                  {"converted_held_downstream", u.heldDownstream},
                                   {"converted_bytes_left", u.convertedBytes},
                                   {"packet_level_messages", u.packetMessages},
                                   {"rate_passes", u.ratePasses},
