@@ -168,6 +168,36 @@ TEST(UncontendedFluid, AckPressureMovesTheFlowsItQueuesToPackets) {
     }
 }
 
+// Once a message's start sees marks that were not there at the one before, no fluid flow starts for 200 us:
+// in a congested phase it would soon be moved back, and every move perturbs the run. A lone message at 450 us
+// (the first start to see the incast's marks) runs as packets; one at 10 ms too if the incast marked after
+// 450 us (TIMELY's lasts 2.1 ms), and one at 20 ms as a fluid flow again.
+TEST(UncontendedFluid, NoFluidFlowStartsSoonAfterCongestion) {
+    const std::vector<Flow> flows{{0, 2, 2'000'000, 0},
+                                  {1, 2, 2'000'000, 0},
+                                  {3, 1, 64'000, 450'000'000},
+                                  {3, 1, 64'000, 10'000'000'000},
+                                  {3, 1, 64'000, 20'000'000'000}};
+    for (const char* cc : {"dcqcn", "timely"}) {
+        SCOPED_TRACE(cc);
+        const Outcome full = run(cc, 4, flows, false);
+        const Outcome fluid = run(cc, 4, flows, true);
+        ASSERT_GT(full.totals.ecnMarks, 0u);
+        // Fluid: the first (moved back at once), the last, and the fourth unless the incast marked after 450
+        // us. Packets: the first's rest, the second, the third, and the fourth if not fluid.
+        EXPECT_GE(fluid.fluid.messages, 2u);
+        EXPECT_LE(fluid.fluid.messages, 3u);
+        EXPECT_EQ(fluid.fluid.messages + fluid.fluid.packetMessages, 6u);
+        EXPECT_EQ(fluid.fluid.converted, 1u);
+        EXPECT_EQ(fluid.delivered, totalBytes(flows));
+        ASSERT_EQ(fluid.fct.size(), 5u);
+        for (std::size_t i = 2; i < 5; ++i) {
+            EXPECT_EQ(fluid.fct[i].finishPs - fluid.fct[i].startPs,
+                      full.fct[i].finishPs - full.fct[i].startPs);
+        }
+    }
+}
+
 TEST(UncontendedFluid, RefusedWhereNoFluidFlowStandsForALoneFlow) {
     {
         Diagnostics diag;

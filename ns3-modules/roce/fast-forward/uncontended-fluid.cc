@@ -87,7 +87,7 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
         StartPacket(slot, sizeBytes, 0);
         return;
     }
-    if (sizeBytes == 0 || !Alone(m)) {
+    if (sizeBytes == 0 || !Alone(m) || !Quiet()) {
         Convert(m);
         StartPacket(slot, sizeBytes, 0);
         return;
@@ -132,6 +132,23 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
     ++m_stats.messages;
     m_stats.bytes += sizeBytes;
     StartFluid(slot);
+}
+
+bool UncontendedFluid::Quiet() {
+    const TimePs now = simNowPs();
+    if (m_fabric.congestion && now - m_congestionPolledPs >= kCongestionPollPs) {
+        m_congestionPolledPs = now;
+        const uint64_t count = m_fabric.congestion();
+        if (count != m_congestion) {
+            m_congestion = count;
+            m_congestedAtPs = now;
+            m_everCongested = true;
+        }
+    }
+    if (m_everCongested && now - m_congestedAtPs < kQuietPs) {
+        return false;
+    }
+    return m_stats.converted <= kConversionGrace || m_stats.converted * 5 <= m_stats.messages;
 }
 
 bool UncontendedFluid::Alone(const Message& m) const {

@@ -19,6 +19,11 @@
 // empty, the approximation), and so on for the cables those now occupy: wherever flows meet, the packet model
 // decides.
 //
+// Where the network is congested the fluid flows would mostly be moved back (and every move perturbs a run
+// whose outcome depends on every packet's timing), so, as the episode memo does, none starts within 200 us
+// of a start that saw new marks, pauses or drops anywhere, nor once more than a fifth of them (after the
+// first 16) have been moved.
+//
 // A fluid flow's ACKs are a load on its reverse path, an ACK frame per acknowledged packet, served ahead of
 // data as the NICs send control frames first (FluidLinks' loads): a ring's NICs each send data and ACKs,
 // and the ACKs take about 7 % of a link at a 1 KB MTU. A switch's shared buffer holds none of a fluid flow's
@@ -61,6 +66,8 @@ public:
                            uint16_t sport, uint16_t flowDstPort, int64_t aloneNs, RoceNic::Done sent,
                            RoceNic::Received received)>
             start;
+        // Marks, pauses and drops so far: a count whose growth means the network is congested somewhere.
+        std::function<uint64_t()> congestion;
     };
     // `cutThrough`: switches forward a frame once its header is in.
     UncontendedFluid(const TopologySpec& spec, const Routing& routing, const NicSettings& nic,
@@ -107,6 +114,13 @@ private:
     // The directed cables of the route from `src` with flow key `key` into `out`; false without a route.
     bool Route(uint32_t src, uint32_t dst, uint32_t key, std::vector<uint32_t>& out);
     bool Alone(const Message& m) const;
+    bool Quiet();  // the network has been free of marks, pauses and drops for kQuietPs, and moves are rare
+    static constexpr TimePs kQuietPs = 200'000'000;
+    static constexpr TimePs kCongestionPollPs = 10'000'000;  // how stale the congestion count may be
+    static constexpr uint64_t kConversionGrace = 16;
+    uint64_t m_congestion = 0;
+    TimePs m_congestionPolledPs = 0, m_congestedAtPs = 0;
+    bool m_everCongested = false;
     void StartFluid(uint32_t slot);  // on its data links, and its ACKs on m_ackLinks
     void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
     // Fluid flows whose data or ACKs use a cable of this (packet-level) message's data or ACK path go to

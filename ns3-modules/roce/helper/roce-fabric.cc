@@ -276,6 +276,13 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
                 m_nics[src]->SkipQuietTime(qp, aloneNs);
             }
         };
+        hooks.congestion = [this] {
+            uint64_t n = m_pauseFrames;  // switches only: cheap enough to poll every 10 us
+            for (const auto& sw : m_switches) {
+                n += sw->EcnMarks() + sw->Drops();
+            }
+            return n;
+        };
         m_uncontended = std::make_unique<UncontendedFluid>(*m_spec, *m_routing, m_settings.nic,
                                                            m_settings.switches.cutThrough, std::move(hooks));
     }
