@@ -5,51 +5,24 @@
 
 #include <algorithm>
 
-#include "cc-selection.h"
-#include "roce-test-util.h"
-#include "run-report.h"
+#include "flow-run-util.h"
 
 namespace mlnet::roce {
 namespace {
 
-struct Flow {
-    uint32_t src, dst;
-    uint64_t bytes;
-    TimePs startPs;
-};
-
-struct Outcome {
-    std::vector<FctRecordPs> fct;  // in flow-id order
-    NetworkTotals totals;
-    uint64_t delivered = 0;
+struct Outcome : FlowRun {
     EpisodeMemoStats memo;
 };
 
 Outcome run(const std::string& cc, uint32_t hosts, const std::vector<Flow>& flows, bool memoize) {
-    Diagnostics diag;
-    FabricSettings s;
-    s.ecn = {{k100G, 20'000, 200'000, 0.2}};
-    s.bufferBytes = 4ull << 20;
-    const CcSelection selection = selectCongestionControl(HpccConfig{}, cc, "paper", diag);
-    s.ccFactory = selection.factory;
-    s.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
-    s.nic.intEnabled = selection.intEnabled;
-    s.memoizeEpisodes = memoize;
-    TestNetwork net(star(hosts), s, diag);
-    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-    for (const Flow& f : flows) {
-        net.runner.AddFlow(f.src, f.dst, f.bytes, 3, 100, f.startPs);
-    }
-    EXPECT_TRUE(net.runner.Run(10'000'000'000'000ull)) << net.runner.HangReport();
     Outcome o;
-    o.fct = net.runner.Fct();
-    std::sort(o.fct.begin(), o.fct.end(),
-              [](const FctRecordPs& a, const FctRecordPs& b) { return a.flowId < b.flowId; });
-    o.totals = networkTotals(net.fabric);
-    o.delivered = net.fabric.DeliveredBytes();
-    if (const EpisodeMemoStats* m = net.fabric.EpisodeMemoResult()) {
-        o.memo = *m;
-    }
+    static_cast<FlowRun&>(o) = runFlows(
+        cc, hosts, flows, [&](FabricSettings& s) { s.memoizeEpisodes = memoize; },
+        [&](const RoceFabric& fabric) {
+            if (const EpisodeMemoStats* m = fabric.EpisodeMemoResult()) {
+                o.memo = *m;
+            }
+        });
     return o;
 }
 
@@ -65,14 +38,6 @@ std::vector<Flow> repeats(uint32_t times) {
         flows.push_back({3, 0, 64'000, t + 40'000'000});
     }
     return flows;
-}
-
-uint64_t totalBytes(const std::vector<Flow>& flows) {
-    uint64_t bytes = 0;
-    for (const Flow& f : flows) {
-        bytes += f.bytes;
-    }
-    return bytes;
 }
 
 TEST(EpisodeMemo, RepeatsAreReplayedWithTheRecordedCompletionsExactly) {

@@ -5,51 +5,24 @@
 
 #include <algorithm>
 
-#include "cc-selection.h"
-#include "roce-test-util.h"
-#include "run-report.h"
+#include "flow-run-util.h"
 
 namespace mlnet::roce {
 namespace {
 
-struct Flow {
-    uint32_t src, dst;
-    uint64_t bytes;
-    TimePs startPs;
-};
-
-struct Outcome {
-    std::vector<FctRecordPs> fct;  // in flow-id order
-    NetworkTotals totals;
-    uint64_t delivered = 0;
+struct Outcome : FlowRun {
     UncontendedFluidStats fluid;
 };
 
 Outcome run(const std::string& cc, uint32_t hosts, const std::vector<Flow>& flows, bool fluid) {
-    Diagnostics diag;
-    FabricSettings s;
-    s.ecn = {{k100G, 20'000, 200'000, 0.2}};
-    s.bufferBytes = 4ull << 20;
-    const CcSelection selection = selectCongestionControl(HpccConfig{}, cc, "paper", diag);
-    s.ccFactory = selection.factory;
-    s.nic.ecnEchoOnAck = selection.ecnEchoOnAck;
-    s.nic.intEnabled = selection.intEnabled;
-    s.fluidUncontended = fluid;
-    TestNetwork net(star(hosts), s, diag);
-    EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
-    for (const Flow& f : flows) {
-        net.runner.AddFlow(f.src, f.dst, f.bytes, 3, 100, f.startPs);
-    }
-    EXPECT_TRUE(net.runner.Run(10'000'000'000'000ull)) << net.runner.HangReport();
     Outcome o;
-    o.fct = net.runner.Fct();
-    std::sort(o.fct.begin(), o.fct.end(),
-              [](const FctRecordPs& a, const FctRecordPs& b) { return a.flowId < b.flowId; });
-    o.totals = networkTotals(net.fabric);
-    o.delivered = net.fabric.DeliveredBytes();
-    if (const UncontendedFluid* u = net.fabric.UncontendedModel()) {
-        o.fluid = u->Stats();
-    }
+    static_cast<FlowRun&>(o) = runFlows(
+        cc, hosts, flows, [&](FabricSettings& s) { s.fluidUncontended = fluid; },
+        [&](const RoceFabric& fabric) {
+            if (const UncontendedFluid* u = fabric.UncontendedModel()) {
+                o.fluid = u->Stats();
+            }
+        });
     return o;
 }
 
@@ -57,14 +30,6 @@ double fctError(const FctRecordPs& fluid, const FctRecordPs& full) {
     const double a = static_cast<double>(fluid.finishPs - fluid.startPs);
     const double b = static_cast<double>(full.finishPs - full.startPs);
     return (a - b) / b;
-}
-
-uint64_t totalBytes(const std::vector<Flow>& flows) {
-    uint64_t bytes = 0;
-    for (const Flow& f : flows) {
-        bytes += f.bytes;
-    }
-    return bytes;
 }
 
 const char* const kLineRateCcs[] = {"none", "dcqcn", "dctcp", "timely"};

@@ -345,24 +345,6 @@ void UncontendedFluid::Acknowledged(uint64_t slot) {
     }
 }
 
-double UncontendedFluid::nowNs() const {
-    return static_cast<double>(simNowPs()) / 1000.0;
-}
-
-void UncontendedFluid::soon(Callback callback) {
-    Later(0, callback);
-}
-
-void UncontendedFluid::Later(TimePs delayPs, Callback callback) {
-    ScheduleCoreCall(delayPs, callback.fn, callback.object, callback.arg);
-}
-
-void UncontendedFluid::At(double timeNs, Callback callback) {
-    const double atPs = std::ceil(timeNs * 1000.0);
-    const TimePs now = simNowPs();
-    Later(atPs > static_cast<double>(now) ? static_cast<TimePs>(atPs) - now : 0, callback);
-}
-
 UncontendedFluidStats UncontendedFluid::Stats() const {
     UncontendedFluidStats s = m_stats;
     s.ratePasses = m_fluid.counters().rateRecomputations;

@@ -35,6 +35,7 @@
 #include <functional>
 #include <vector>
 
+#include "core-fluid-clock.h"
 #include "network/fluid-links.h"
 #include "network/routing.h"
 #include "network/topology-spec.h"
@@ -55,7 +56,7 @@ struct UncontendedFluidStats {
     uint64_t ratePasses = 0;      // max-min recomputations
 };
 
-class UncontendedFluid : private FluidLinks::Clock {
+class UncontendedFluid : private CoreFluidClock {
 public:
     // The fabric's side: a message's UDP source port (the allocator advances as for a packet-level message),
     // and starting a message at packet level on a queue pair of its own, whose congestion control moves on
@@ -102,14 +103,8 @@ private:
         RoceNic::Received received;
     };
 
-    double nowNs() const override;
-    void soon(Callback callback) override;
-    void atDeparture(double timeNs, Callback callback) override { At(timeNs, callback); }
-    void atArrival(double timeNs, Callback callback) override { At(timeNs, callback); }
     void heldDownstream(uint32_t id) override;
     void ConvertHeld(uint64_t);
-    void At(double timeNs, Callback callback);  // on the first whole picosecond not before it
-    void Later(TimePs delayPs, Callback callback);
 
     // The directed cables of the route from `src` with flow key `key` into `out`; false without a route.
     bool Route(uint32_t src, uint32_t dst, uint32_t key, std::vector<uint32_t>& out);

@@ -80,21 +80,6 @@ bool ScaleUpFluid::TryStart(uint64_t messageId, uint32_t srcHost, uint32_t dstHo
     return true;
 }
 
-double ScaleUpFluid::nowNs() const {
-    return static_cast<double>(simNowPs()) / 1000.0;
-}
-
-void ScaleUpFluid::soon(Callback callback) {
-    ScheduleCoreCall(0, callback.fn, callback.object, callback.arg);
-}
-
-void ScaleUpFluid::At(double timeNs, Callback callback) {
-    const double atPs = std::ceil(timeNs * 1000.0);
-    const TimePs now = simNowPs();
-    const TimePs delay = atPs > static_cast<double>(now) ? static_cast<TimePs>(atPs) - now : 0;
-    ScheduleCoreCall(delay, callback.fn, callback.object, callback.arg);
-}
-
 void ScaleUpFluid::Arrived(uint64_t slot) {
     Pending& p = m_pending[static_cast<uint32_t>(slot)];
     const TimePs now = simNowPs();

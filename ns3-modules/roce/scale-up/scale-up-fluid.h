@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core-fluid-clock.h"
 #include "network/fluid-links.h"
 #include "network/routing.h"
 #include "network/topology-spec.h"
@@ -27,7 +28,7 @@ struct ScaleUpStats {
     uint64_t largestSharingFlows = 0;  // most flows re-rated together
 };
 
-class ScaleUpFluid : private FluidLinks::Clock {
+class ScaleUpFluid : private CoreFluidClock {
 public:
     // The tier whose switches make a scale-up domain (topology-builders' addScaleUp, SimAI's NVSwitches).
     static constexpr const char* kTier = "scale-up";
@@ -54,12 +55,6 @@ private:
         RoceNic::Done sent;
         RoceNic::Received received;
     };
-    double nowNs() const override;
-    void soon(Callback callback) override;
-    void atDeparture(double timeNs, Callback callback) override { At(timeNs, callback); }
-    void atArrival(double timeNs, Callback callback) override { At(timeNs, callback); }
-    // Events fall on whole picoseconds, never before the exact time.
-    void At(double timeNs, Callback callback);
     void Arrived(uint64_t slot);
     bool ShareASwitch(uint32_t hostA, uint32_t hostB) const;
 
