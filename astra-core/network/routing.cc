@@ -482,6 +482,22 @@ bool Routing::path(uint32_t srcHost, uint32_t dstHost, uint32_t flowKey,
     return true;
 }
 
+bool Routing::directedPath(uint32_t srcHost, uint32_t dstHost, uint32_t flowKey,
+                           std::vector<uint32_t>& directed) const {
+    directed.clear();
+    uint32_t v = srcHost;
+    while (v != dstHost) {
+        const uint32_t port = choose(v, srcHost, dstHost, flowKey);
+        if (port == UINT32_MAX || directed.size() > m_spec.numVertices()) {
+            return false;
+        }
+        const uint32_t cable = m_spec.portCable(v, port);
+        directed.push_back(2 * cable + (m_spec.cables[cable].a == v ? 0 : 1));
+        v = m_spec.portPeer(v, port);
+    }
+    return true;
+}
+
 uint64_t Routing::equalCostPaths(uint32_t srcHost, uint32_t dstHost) const {
     std::vector<uint64_t> memo(m_spec.numVertices(), UINT64_MAX);
     memo[dstHost] = 1;

@@ -118,6 +118,10 @@ public:
     // The cables of the flow's path from srcHost to dstHost, in order (empty when they are the same host).
     // Returns false when dstHost cannot be reached.
     bool path(uint32_t srcHost, uint32_t dstHost, uint32_t flowKey, std::vector<uint32_t>& cables) const;
+    // The same path as directed cables: 2 x cable, + 1 where the path crosses it from its b end to its a end
+    // (what per-direction link models index).
+    bool directedPath(uint32_t srcHost, uint32_t dstHost, uint32_t flowKey,
+                      std::vector<uint32_t>& directed) const;
     // Number of distinct equal-cost paths between two hosts (saturating at UINT64_MAX).
     uint64_t equalCostPaths(uint32_t srcHost, uint32_t dstHost) const;
 

@@ -16,7 +16,6 @@ UncontendedFluid::UncontendedFluid(const TopologySpec& spec, const Routing& rout
       m_cutThrough(cutThrough),
       m_fabric(std::move(fabric)),
       m_fluid(*this, makeCallback<&UncontendedFluid::Departed>(this)),
-      m_rateBps(2 * spec.cables.size()),
       m_packetUsers(2 * spec.cables.size(), 0),
       m_fluidOn(2 * spec.cables.size()),
       m_fluidAcksOn(2 * spec.cables.size()),
@@ -24,7 +23,6 @@ UncontendedFluid::UncontendedFluid(const TopologySpec& spec, const Routing& rout
       m_down(spec.cables.size(), 0) {
     for (uint32_t c = 0; c < spec.cables.size(); ++c) {
         const uint64_t rate = spec.cables[c].rateBps;
-        m_rateBps[2 * c] = m_rateBps[2 * c + 1] = rate;
         // No latency on the fluid links: a message's own path latency (its last frame's) is added at its
         // departure.
         const double bytesPerNs = static_cast<double>(rate) / 8e9;
@@ -44,22 +42,8 @@ UncontendedFluid::UncontendedFluid(const TopologySpec& spec, const Routing& rout
     m_ackWeight = std::min(1.0, acksPerPacket) * ack / data;
 }
 
-bool UncontendedFluid::Route(uint32_t src, uint32_t dst, uint32_t key, std::vector<uint32_t>& out) {
-    out.clear();
-    if (!m_routing.path(src, dst, key, m_cables)) {
-        return false;
-    }
-    uint32_t at = src;
-    for (uint32_t c : m_cables) {
-        const SpecCable& cable = m_spec.cables[c];
-        out.push_back(2 * c + (cable.a == at ? 0 : 1));
-        at = cable.a == at ? cable.b : cable.a;
-    }
-    return true;
-}
-
 TimePs UncontendedFluid::FrameTimePs(uint32_t link, uint64_t frameBytes) const {
-    return bitsTimePs(frameBytes * 8, m_rateBps[link]);
+    return bitsTimePs(frameBytes * 8, RateBps(link));
 }
 
 void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uint64_t sizeBytes,
@@ -79,8 +63,9 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
     m.holding = false;
     m.sent = std::move(sent);
     m.received = std::move(received);
-    const bool routed = src != dst && Route(src, dst, m_routing.flowKey(m.sport, m.dport, false), m.links) &&
-                        Route(dst, src, m_routing.flowKey(m.sport, m.dport, true), m.acks);
+    const bool routed =
+        src != dst && m_routing.directedPath(src, dst, m_routing.flowKey(m.sport, m.dport, false), m.links) &&
+        m_routing.directedPath(dst, src, m_routing.flowKey(m.sport, m.dport, true), m.acks);
     if (!routed) {
         m.links.clear();  // the packet model reports what is wrong with it
         m.acks.clear();
@@ -166,7 +151,7 @@ bool UncontendedFluid::Alone(const Message& m) const {
             continue;  // the source NIC's port: its flows share it round robin
         }
         const uint32_t in = m.links[i - 1];
-        if (m_rateBps[in] > m_rateBps[link] || (!m_fluidOn[link].empty() && m_ingress[link] != in)) {
+        if (RateBps(in) > RateBps(link) || (!m_fluidOn[link].empty() && m_ingress[link] != in)) {
             return false;  // a queue could build at this switch
         }
     }

@@ -106,8 +106,6 @@ private:
     void heldDownstream(uint32_t id) override;
     void ConvertHeld(uint64_t);
 
-    // The directed cables of the route from `src` with flow key `key` into `out`; false without a route.
-    bool Route(uint32_t src, uint32_t dst, uint32_t key, std::vector<uint32_t>& out);
     bool Alone(const Message& m) const;
     bool Quiet();  // the network has been free of marks, pauses and drops for kQuietPs, and moves are rare
     static constexpr TimePs kQuietPs = 200'000'000;
@@ -129,6 +127,7 @@ private:
     void Acknowledged(uint64_t slot);
     void PacketSent(uint32_t slot, const FlowCompletion& done);
     TimePs FrameTimePs(uint32_t link, uint64_t frameBytes) const;
+    uint64_t RateBps(uint32_t link) const { return m_spec.cables[link / 2].rateBps; }
 
     const TopologySpec& m_spec;
     const Routing& m_routing;
@@ -136,14 +135,13 @@ private:
     bool m_cutThrough;
     Fabric m_fabric;
     FluidLinks m_fluid;
-    std::vector<uint64_t> m_rateBps;      // per directed cable
     std::vector<uint32_t> m_packetUsers;  // per directed cable: packet-level messages' data and ACKs on it
     std::vector<std::vector<uint32_t>> m_fluidOn;      // per directed cable: fluid messages' data on it
     std::vector<std::vector<uint32_t>> m_fluidAcksOn;  // and their ACKs
     std::vector<uint32_t> m_ingress;                   // per directed cable: where its fluid flows come from
     std::vector<char> m_down;                          // per cable
     SlotPool<Message> m_messages;                      // slot = fluid flow id
-    std::vector<uint32_t> m_cables, m_work, m_held;
+    std::vector<uint32_t> m_work, m_held;
     double m_ackWeight = 0;  // ACK wire bytes per data wire byte (full frames)
     uint64_t m_deliveredBytes = 0, m_fluidInFlight = 0;
     UncontendedFluidStats m_stats;

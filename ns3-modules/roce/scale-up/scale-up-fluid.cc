@@ -51,19 +51,16 @@ bool ScaleUpFluid::TryStart(uint64_t messageId, uint32_t srcHost, uint32_t dstHo
                             RoceNic::Done& sent, RoceNic::Received& received) {
     // Hosts on no common scale-up switch (another server) need no route walk.
     if (srcHost == dstHost || !ShareASwitch(srcHost, dstHost) ||
-        !m_routing.path(srcHost, dstHost, m_routing.flowKey(0, 0, false), m_cables)) {
+        !m_routing.directedPath(srcHost, dstHost, m_routing.flowKey(0, 0, false), m_cables)) {
         return false;
     }
     m_route.clear();
-    uint32_t at = srcHost;
-    for (uint32_t c : m_cables) {
-        const SpecCable& cable = m_spec.cables[c];
-        const uint32_t link = m_link[2 * c + (cable.a == at ? 0 : 1)];
+    for (uint32_t directed : m_cables) {
+        const uint32_t link = m_link[directed];
         if (link == UINT32_MAX) {
             return false;  // the route leaves the scale-up domain: RoCE carries it
         }
         m_route.push_back(link);
-        at = cable.a == at ? cable.b : cable.a;
     }
     const uint32_t slot = m_pending.acquire();
     Pending& p = m_pending[slot];

@@ -66,7 +66,7 @@ private:
     std::vector<uint32_t> m_link;
     std::vector<std::vector<uint32_t>> m_switchesOf;  // per host: the scale-up switches it is cabled to
     SlotPool<Pending> m_pending;                      // slot = fluid flow id
-    std::vector<uint32_t> m_cables, m_route;
+    std::vector<uint32_t> m_cables, m_route;          // a route's directed cables, their fluid links
     uint64_t m_deliveredBytes = 0;
     uint64_t m_messages = 0, m_bytes = 0;
     bool m_any = false;
