@@ -127,10 +127,9 @@ bool UncontendedFluid::Quiet() {
         if (count != m_congestion) {
             m_congestion = count;
             m_congestedAtPs = now;
-            m_everCongested = true;
         }
     }
-    if (m_everCongested && now - m_congestedAtPs < kQuietPs) {
+    if (m_congestion > 0 && now - m_congestedAtPs < kQuietPs) {  // counts only grow: > 0 once congested
         return false;
     }
     return m_stats.converted <= kConversionGrace || m_stats.converted * 5 <= m_stats.messages;

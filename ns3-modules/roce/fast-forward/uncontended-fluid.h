@@ -113,7 +113,6 @@ private:
     static constexpr uint64_t kConversionGrace = 16;
     uint64_t m_congestion = 0;
     TimePs m_congestionPolledPs = 0, m_congestedAtPs = 0;
-    bool m_everCongested = false;
     void StartFluid(uint32_t slot);  // on its data links, and its ACKs on m_ackLinks
     void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
     // Fluid flows whose data or ACKs use a cable of this (packet-level) message's data or ACK path go to

@@ -276,13 +276,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
                 m_nics[src]->SkipQuietTime(qp, aloneNs);
             }
         };
-        hooks.congestion = [this] {
-            uint64_t n = m_pauseFrames;  // switches only: cheap enough to poll every 10 us
-            for (const auto& sw : m_switches) {
-                n += sw->EcnMarks() + sw->Drops();
-            }
-            return n;
-        };
+        hooks.congestion = [this] { return SwitchDisturbances(); };
         m_uncontended = std::make_unique<UncontendedFluid>(*m_spec, *m_routing, m_settings.nic,
                                                            m_settings.switches.cutThrough, std::move(hooks));
     }
@@ -552,10 +546,18 @@ uint32_t RoceFabric::StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t
                          std::move(sent));
 }
 
-uint64_t RoceFabric::Disturbances() const {
-    uint64_t n = TotalDrops() + m_pauseFrames;
+uint64_t RoceFabric::SwitchDisturbances() const {
+    uint64_t n = m_pauseFrames;
     for (const auto& sw : m_switches) {
-        n += sw->EcnMarks();
+        n += sw->EcnMarks() + sw->Drops();
+    }
+    return n;
+}
+
+uint64_t RoceFabric::Disturbances() const {
+    uint64_t n = SwitchDisturbances();
+    for (const auto& ch : m_channels) {
+        n += ch->Lost();
     }
     for (const RoceNic* nic : m_nics) {
         n += nic->Timeouts() + nic->NacksSent() + nic->RetransmittedBytes() + nic->CnpsSent();

@@ -206,6 +206,8 @@ private:
                           RoceNic::Received received);
     // What makes a running episode unclean for the memo: marks, pauses, drops, timeouts, NACKs, resends.
     uint64_t Disturbances() const;
+    // Its switches' part (pause frames, ECN marks, drops): O(switches), cheap enough to poll often.
+    uint64_t SwitchDisturbances() const;
     std::unique_ptr<FabricFastForward> m_fastForward;
     std::unique_ptr<EpisodeMemo> m_memo;
     std::unique_ptr<ScaleUpFluid> m_scaleUp;
