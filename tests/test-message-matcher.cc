@@ -1,10 +1,13 @@
 // Tests of byte-counted receive matching, alone and through an analytical network.
 #include "network/congestion-unaware-network.h"
 #include "network/message-matcher.h"
+#include "util/flat-index.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <vector>
 
 namespace mlnet {
@@ -208,6 +211,46 @@ TEST(MessageMatcherThroughNetwork, UnmatchedTrafficIsReported) {
     EXPECT_EQ(out[0].parkedBytes, 1000u);
     EXPECT_EQ(out[1].tag, 5u);
     EXPECT_EQ(out[1].waitingReceiveBytes, 1000u);
+}
+
+// The matcher's index against std::map under random inserts and erases: with a hash that sends every key to
+// a few homes, long probe runs wrap around the table and every erase must move the right entries back.
+TEST(FlatIndex, AgreesWithAMapUnderRandomInsertsAndErases) {
+    struct FewHomes {
+        uint64_t operator()(uint64_t k) const { return (k % 3) << 62; }
+    };
+    struct Spread {
+        uint64_t operator()(uint64_t k) const { return k * 0x9e3779b97f4a7c15ull; }
+    };
+    const auto check = [](auto index) {
+        std::map<uint64_t, uint32_t> truth;
+        std::mt19937_64 rng(7);
+        uint32_t next = 0;
+        for (int i = 0; i < 20'000; ++i) {
+            const uint64_t key = rng() % 200;
+            if (rng() % 2 == 0) {
+                const auto [slot, inserted] = index.findOrInsert(key, [&] { return next++; });
+                const auto [it, fresh] = truth.emplace(key, slot);
+                ASSERT_EQ(inserted, fresh);
+                ASSERT_EQ(slot, it->second);
+            } else if (truth.count(key)) {
+                index.erase(key);
+                truth.erase(key);
+            }
+            ASSERT_EQ(index.size(), truth.size());
+            const uint64_t probe = rng() % 200;
+            const auto it = truth.find(probe);
+            ASSERT_EQ(index.find(probe), it == truth.end() ? index.kNone : it->second);
+        }
+        std::size_t visited = 0;
+        index.forEach([&](uint64_t key, uint32_t slot) {
+            ++visited;
+            EXPECT_EQ(truth.at(key), slot);
+        });
+        EXPECT_EQ(visited, truth.size());
+    };
+    check(FlatIndex<uint64_t, FewHomes>{});
+    check(FlatIndex<uint64_t, Spread>{});
 }
 
 }  // namespace

@@ -6,10 +6,11 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "common/callback.h"
+#include "util/flat-index.h"
+#include "util/pools.h"
 #include "workload/trace-types.h"
 
 namespace mlnet {
@@ -31,7 +32,7 @@ public:
         std::size_t waitingReceives;
     };
     std::vector<Outstanding> outstanding() const;
-    bool idle() const { return m_channels.empty(); }
+    bool idle() const { return m_index.size() == 0; }
 
 private:
     struct Key {
@@ -40,25 +41,29 @@ private:
         bool operator==(const Key& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
     };
     struct KeyHash {
-        std::size_t operator()(const Key& k) const {
-            uint64_t h = (uint64_t{k.src} << 32 | k.dst) * 0x9e3779b97f4a7c15ull;
-            return static_cast<std::size_t>(h ^ (k.tag + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2)));
+        uint64_t operator()(const Key& k) const {
+            const uint64_t h = (uint64_t{k.src} << 32 | k.dst) * 0x9e3779b97f4a7c15ull;
+            return (h ^ (k.tag + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2))) * 0xbf58476d1ce4e5b9ull;
         }
     };
     struct PendingReceive {
         uint64_t remainingBytes;
         Callback received;
     };
-    // Usually one receive waits per channel, so a vector with a moving head beats a deque's block allocation.
+    // Usually one receive waits per channel, so a vector with a moving head beats a deque's block allocation;
+    // channels are recycled with their vector's capacity (one per message in flight would allocate
+    // otherwise).
     struct Channel {
         uint64_t parkedBytes = 0;
         std::size_t head = 0;
         std::vector<PendingReceive> receives;
         bool noReceives() const { return head == receives.size(); }
     };
-    void drain(std::unordered_map<Key, Channel, KeyHash>::iterator it, std::vector<Callback>& ready);
+    Channel& channel(const Key& key, uint32_t& slot);
+    void drain(const Key& key, uint32_t slot, std::vector<Callback>& ready);
 
-    std::unordered_map<Key, Channel, KeyHash> m_channels;
+    FlatIndex<Key, KeyHash> m_index;  // (src, dst, tag) -> slot in m_channels
+    SlotPool<Channel> m_channels;
 };
 
 }  // namespace mlnet
