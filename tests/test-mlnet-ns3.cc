@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -841,6 +842,144 @@ TEST_F(MlnetNs3, MemoizedEpisodesReplayRepeatedCollectivesAtTheFullRunsTime) {
     const ToolRun refused = ns3(prefix, perPeer, "--memoize-episodes", system);
     EXPECT_NE(refused.status, 0);
     EXPECT_NE(refused.err.find("\"connections\": \"per-message\""), std::string::npos) << refused.err;
+}
+
+// Memoized collectives: with NVLink as fluid flows, a server's scale-up domain carries nothing but its own
+// GPUs' messages, so each layer's tensor-parallel all-reduce, repeating the last one from an idle domain,
+// takes the recorded outcome without sending a message, and every collective of the step starts and ends at
+// the full run's picosecond, under every CC (the CC acts on the rails the data-parallel all-reduces take).
+class MlnetNs3CollectiveMemo : public MlnetNs3 {
+protected:
+    std::string m_net = write("two-servers-nvlink.json", R"({"topology": {"builder": "rail-optimised",
+        "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns"}}})");
+    std::string m_nccl = write("nccl.json", R"({"scheduling-policy": "FIFO", "endpoint-delay": 0,
+        "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+        "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+        "all-to-all-implementation": ["direct"], "collective-library": "nccl", "nccl-gpu": "h100"})");
+    std::string hybrid(uint32_t tensorParallel) {
+        const std::string prefix = m_dir + "/hybrid-tp" + std::to_string(tensorParallel);
+        const std::string cmd = std::string(MLNET_BIN_DIR) +
+                                "/mlnet-tracegen --pattern hybrid-parallel --npus 16 --tensor-parallel " +
+                                std::to_string(tensorParallel) +
+                                " --layers 4 --size 8388608 --activation-size 4194304 --compute-us 50 "
+                                "--output " +
+                                prefix + " > /dev/null";
+        EXPECT_EQ(std::system(cmd.c_str()), 0);
+        return prefix;
+    }
+    static std::map<std::pair<int, int>, std::pair<int64_t, int64_t>> collectives(const ToolRun& r) {
+        std::map<std::pair<int, int>, std::pair<int64_t, int64_t>> out;
+        for (const auto& c : r.summary["collectives"]) {
+            out[{c["rank"].get<int>(), c["node"].get<int>()}] = {c["start_ns"].get<int64_t>(),
+                                                                 c["end_ns"].get<int64_t>()};
+        }
+        return out;
+    }
+    static uint64_t lines(const std::string& path) {
+        const std::string text = readFileBytes(path);
+        return static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
+    }
+};
+
+TEST_F(MlnetNs3CollectiveMemo, RepeatedTensorParallelAllReducesTakeTheRecordedOutcomeExactly) {
+    const std::string prefix = hybrid(8);
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+        SCOPED_TRACE(cc);
+        const int fullRun = m_runs;
+        const ToolRun full = ns3(prefix, m_net, std::string("--cc=") + cc, m_nccl);
+        const int memoRun = m_runs;
+        const ToolRun memo = ns3(prefix, m_net, std::string("--memoize-collectives --cc=") + cc, m_nccl);
+        ASSERT_EQ(full.status, 0) << full.err;
+        ASSERT_EQ(memo.status, 0) << memo.err;
+        EXPECT_EQ(memo.summary["iteration_time_ns"], full.summary["iteration_time_ns"]);
+        EXPECT_EQ(memo.summary["ranks"], full.summary["ranks"]);
+        EXPECT_EQ(collectives(memo), collectives(full));
+        const auto& m = memo.summary["collective_memo"];
+        // 2 tensor-parallel groups x 4 layers x (2 forward + 2 backward) all-reduces: both groups record the
+        // first of each shape side by side, and every later one is replayed.
+        EXPECT_GE(m["replayed"].get<uint64_t>(), 24u) << m;
+        EXPECT_EQ(m["interfered"], 0) << m;
+        EXPECT_EQ(m["discarded"], 0) << m;
+        EXPECT_FALSE(full.summary.contains("collective_memo"));
+        // The replayed messages count as sent and delivered, on NVLink, but are not in fct.txt.
+        for (const char* total : {"messages", "message_bytes", "messages_delivered", "delivered_bytes"}) {
+            EXPECT_EQ(memo.summary["network"][total], full.summary["network"][total]) << total;
+        }
+        EXPECT_EQ(memo.summary["scale_up"]["message_bytes"], full.summary["scale_up"]["message_bytes"]);
+        EXPECT_EQ(lines(m_dir + "/out-" + std::to_string(fullRun) + "/fct.txt"),
+                  lines(m_dir + "/out-" + std::to_string(memoRun) + "/fct.txt") +
+                      m["replayed_messages"].get<uint64_t>());
+    }
+    // Beside the rails' fluid stand-ins: the same as those alone.
+    const ToolRun fluid = ns3(prefix, m_net, "--fluid-uncontended --cc=dcqcn", m_nccl);
+    const ToolRun both = ns3(prefix, m_net, "--fluid-uncontended --memoize-collectives --cc=dcqcn", m_nccl);
+    ASSERT_EQ(both.status, 0) << both.err;
+    EXPECT_EQ(collectives(both), collectives(fluid));
+    EXPECT_GE(both.summary["collective_memo"]["replayed"].get<uint64_t>(), 24u);
+    // With the scale-up as RoCE links no domain is private: nothing to replay, nothing changed.
+    const ToolRun packet = ns3(prefix, m_net, "--scale-up=packet --memoize-collectives --cc=dcqcn", m_nccl);
+    const ToolRun packetFull = ns3(prefix, m_net, "--scale-up=packet --cc=dcqcn", m_nccl);
+    EXPECT_EQ(packet.summary["collective_memo"]["candidates"], 0);
+    EXPECT_THAT(packet.err, HasSubstr("--memoize-collectives had no effect: no collective"));
+    EXPECT_EQ(collectives(packet), collectives(packetFull));
+}
+
+// Two tensor-parallel groups of 4 in each server share its domain: whichever records first sees the other's
+// messages and keeps nothing, so nothing is replayed and the run is the full one.
+TEST_F(MlnetNs3CollectiveMemo, GroupsSharingADomainAreNeverReplayed) {
+    const std::string prefix = hybrid(4);
+    const ToolRun full = ns3(prefix, m_net, "--cc=dcqcn", m_nccl);
+    const ToolRun memo = ns3(prefix, m_net, "--memoize-collectives --cc=dcqcn", m_nccl);
+    ASSERT_EQ(memo.status, 0) << memo.err;
+    EXPECT_EQ(collectives(memo), collectives(full));
+    const auto& m = memo.summary["collective_memo"];
+    EXPECT_EQ(m["replayed"], 0) << m;
+    EXPECT_GT(m["discarded"].get<uint64_t>(), 0u) << m;
+}
+
+// A replay ends before it knows what else will use its domain: a group whose all-reduce starts in the middle
+// of the other group's replayed one in the same server is reported (interfered: the domain, not the links, is
+// the unit, so this is conservative) and memoization stops for the rest of the run.
+TEST_F(MlnetNs3CollectiveMemo, ForeignTrafficDuringAReplayIsReportedAndStopsTheMemo) {
+    const auto traces = [&](uint64_t lateComputeUs) {
+        TraceSetBuilder b(16);
+        for (Rank r = 0; r < 16; ++r) {
+            RankTraceBuilder& t = b.rank(r);
+            const GroupId group = r < 4 ? 1 : 2;
+            uint64_t last = t.addProcessGroups({{1, {0, 1, 2, 3}, 0}, {2, {4, 5, 6, 7}, 0}});
+            if (r >= 8) {
+                t.addCompute("idle", 10, {last});  // the other server
+                continue;
+            }
+            const uint32_t rounds = group == 2 ? 1 : 4;
+            for (uint32_t i = 0; i < rounds; ++i) {
+                last = t.addCompute("c", group == 2 ? lateComputeUs : 20, {last});
+                last = t.addCollective("ar", CollectiveType::AllReduce, 64 << 20, {last}, group);
+            }
+        }
+        const std::string prefix = m_dir + "/late" + std::to_string(lateComputeUs);
+        b.write(prefix);
+        return prefix;
+    };
+    // Where group 1's third all-reduce runs, from a run in which group 2 comes long after.
+    const ToolRun alone = ns3(traces(100'000), m_net, "--memoize-collectives --cc=dcqcn", m_nccl);
+    ASSERT_EQ(alone.status, 0) << alone.err;
+    EXPECT_EQ(alone.summary["collective_memo"]["interfered"], 0);
+    EXPECT_EQ(alone.summary["collective_memo"]["replayed"], 3);
+    const auto third = collectives(alone).at({0, 6});  // rank 0's node 6: its third all-reduce
+    const uint64_t middleUs = static_cast<uint64_t>((third.first + third.second) / 2 / 1000);
+    const ToolRun late = ns3(traces(middleUs), m_net, "--memoize-collectives --cc=dcqcn", m_nccl);
+    ASSERT_EQ(late.status, 0) << late.err;
+    const auto& m = late.summary["collective_memo"];
+    EXPECT_EQ(m["interfered"], 1) << m;
+    // Group 1's second and third replayed; group 2's found the domain held, and the fourth came after the
+    // stop: neither was a candidate.
+    EXPECT_EQ(m["replayed"], 2) << m;
+    EXPECT_EQ(m["candidates"], 3) << m;
+    const auto groupTwo = collectives(late).at({4, 2});
+    EXPECT_GT(groupTwo.first, third.first);
+    EXPECT_LT(groupTwo.first, third.second);
 }
 
 // In-network reduction at packet level: an all-reduce of 8 MiB whose shares travel to reducing switches'

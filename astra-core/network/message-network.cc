@@ -29,6 +29,13 @@ void MessageNetwork::recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, 
     }
 }
 
+void MessageNetwork::countReplayed(uint64_t messages, uint64_t bytes) {
+    m_sent += messages;
+    m_sentBytes += bytes;
+    m_delivered += messages;
+    m_deliveredBytes += bytes;
+}
+
 void MessageNetwork::settle(uint64_t id, uint8_t what) {
     Message& m = m_inFlight[id];
     m.pending &= static_cast<uint8_t>(~what);

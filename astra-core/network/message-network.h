@@ -26,6 +26,7 @@ public:
     void recv(Rank src, Rank dst, uint64_t tag, uint64_t sizeBytes, Callback received) override;
     uint32_t numRanks() const override { return m_numRanks; }
     uint32_t numEndpoints() const override { return m_numEndpoints; }
+    void countReplayed(uint64_t messages, uint64_t bytes) override;
 
     const MessageMatcher& matcher() const { return m_matcher; }
     uint64_t messagesDelivered() const { return m_delivered; }

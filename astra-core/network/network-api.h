@@ -5,9 +5,11 @@
 #define MLNET_NETWORK_NETWORK_API_H
 
 #include <cstdint>
+#include <vector>
 
 #include "common/callback.h"
 #include "common/event-queue.h"
+#include "util/time.h"
 #include "workload/trace-types.h"
 
 namespace mlnet {
@@ -19,6 +21,10 @@ public:
     virtual TimeNs now() const = 0;
     // Runs `callback` after `delayNs` (0 allowed: after the events already due now).
     virtual void schedule(TimeNs delayNs, Callback callback) = 0;
+    // The same at the clock's own resolution (the packet model's picoseconds), for a replay that must land
+    // where the simulation would have. Whole nanoseconds unless the backend says more.
+    virtual TimePs nowPs() const { return nsToPs(now()); }
+    virtual void schedulePs(TimePs delayPs, Callback callback) { schedule(delayPs / 1000, callback); }
     // Moves sizeBytes from src to dst. `sent` fires when the sender may consider the message done
     // (analytical: when it has arrived, as in ASTRA-sim; RoCE: when the last byte is acknowledged).
     // `commPriority`: the trace's comm_priority of the collective (0 for point-to-point sends); the packet
@@ -35,6 +41,24 @@ public:
     // multicast (TopologySpec::engines, in order): collectives that reduce in the network send to them and
     // receive from them like ranks.
     virtual uint32_t numEndpoints() const { return numRanks(); }
+
+    // A set of endpoints whose messages to one another use links that nothing else can use (a server's
+    // scale-up domain, modelled on its own): what a collective among them does depends only on when its
+    // members start and on what else the domain carries meanwhile.
+    struct PrivateDomain {
+        uint64_t id = 0;
+        // Equal for two domains that are copies of each other with the endpoints in the same places.
+        uint64_t shape = 0;
+        uint64_t messagesStarted = 0;  // inside the domain, so far
+        bool idle = false;             // no message inside it now
+    };
+    // Whether `endpoints` all lie in one private domain, and its state. The default: the network has none.
+    virtual bool privateDomain(const std::vector<Rank>& /*endpoints*/, PrivateDomain& /*out*/) const {
+        return false;
+    }
+    // Messages inside a private domain that a collective did not send because its outcome was known
+    // (collective memo): counted as sent and delivered.
+    virtual void countReplayed(uint64_t /*messages*/, uint64_t /*bytes*/) {}
 };
 
 // Tags the system layer uses for its own messages never collide with trace tags, which are below 2^63.

@@ -97,6 +97,7 @@ Simulation::Simulation(const TraceSet& traces, const SystemConfig& system, const
                        ": the NCCL model (collective-library / implementation \"nccl\") needs the "
                        "physical network: a network description with its servers and NICs");
         } else if (nccl::ncclConfigFrom(system, config, diag)) {
+            config.memoize = options.memoizeCollectives;
             m_ncclTopology = std::make_unique<nccl::NcclTopology>(*options.physical, config.platform, diag);
             m_nccl = std::make_unique<nccl::NcclCollectives>(network, *m_ncclTopology, traces.groups, config,
                                                              *m_engine);
@@ -146,6 +147,7 @@ SimulationOutcome Simulation::outcome(TimeNs nowNs) const {
         }
         const nccl::NcclCollectives::EngineCounters& e = m_nccl->engineCounters();
         outcome.inNetworkReduction = {e.reductions, e.bytesIn, e.bytesOut};
+        outcome.collectiveMemo = m_nccl->memoStats();
     }
     if (!outcome.completed) {
         outcome.stallReport = m_executor->stallReport();

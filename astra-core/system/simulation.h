@@ -7,6 +7,7 @@
 #define MLNET_SYSTEM_SIMULATION_H
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct SimulationOptions {
     // The physical network (servers, NVLink, NICs), for the NCCL model; required when the system
     // configuration asks for it.
     const TopologySpec* physical = nullptr;
+    bool memoizeCollectives = false;  // NCCL: replay repeated collectives of private domains (nccl-memo.h)
 };
 
 struct SimulationOutcome {
@@ -47,6 +49,7 @@ struct SimulationOutcome {
     struct InNetworkReduction {
         uint64_t reductions = 0, bytesIn = 0, bytesOut = 0;
     } inNetworkReduction;
+    std::optional<nccl::CollectiveMemo::Stats> collectiveMemo;  // with memoizeCollectives
 };
 
 class Simulation {

@@ -106,7 +106,8 @@ NcclCollectives::NcclCollectives(NetworkApi& network, const NcclTopology& topolo
       m_topology(topology),
       m_groups(groups),
       m_config(std::move(config)),
-      m_fallback(fallback) {
+      m_fallback(fallback),
+      m_memo(m_config.memoize) {
     uint32_t dense = 0;
     for (const auto& [id, members] : groups.all()) {
         m_denseGroup[id] = dense++;

@@ -24,12 +24,14 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "network/network-api.h"
 #include "system/collective-service.h"
+#include "system/nccl/nccl-memo.h"
 #include "system/nccl/nccl-topology.h"
 #include "system/nccl/nccl-tuner.h"
 #include "system/system-config.h"
@@ -42,6 +44,7 @@ struct NcclConfig {
     NcclEnv env;
     GpuPlatform platform;
     bool forType[kNumCollectiveTypes] = {};  // which collective types NCCL runs (others: the fallback)
+    bool memoize = false;                    // replay repeated collectives of private domains (nccl-memo.h)
 };
 
 // NCCL's settings from a system configuration: the types it runs, the GPU it tunes for ("nccl-gpu": a100,
@@ -95,6 +98,10 @@ public:
         uint64_t reductions = 0, bytesIn = 0, bytesOut = 0;
     };
     const EngineCounters& engineCounters() const { return m_engine; }
+    // What the collective memo did (null when it is off).
+    std::optional<CollectiveMemo::Stats> memoStats() const {
+        return m_config.memoize ? std::optional(m_memo.stats()) : std::nullopt;
+    }
 
     class Op;  // one collective of one communicator, every member's part
 
@@ -118,6 +125,7 @@ private:
     std::vector<std::unique_ptr<Op>> m_retired;  // finished, destroyed at the next issue
     uint64_t m_messages = 0;
     EngineCounters m_engine;
+    CollectiveMemo m_memo;
 };
 
 }  // namespace mlnet::nccl

@@ -23,8 +23,8 @@ void NcclCollectives::Op::nvlsStart(uint32_t pos, uint32_t c, uint32_t slot, uin
     const Callback sent = makeCallback<&Op::slotSent>(this, pack(pos, c, slot));
     if (m_loopCostNs > 0) {
         // The kernel's fixed cost of a loop, on the SM before the loop's first store.
-        TimeNs& free = smFree(pos, c, kNvlsUp);
-        free = std::max(free, m_owner.m_network.now()) + m_loopCostNs;
+        TimePs& free = smFree(pos, c, kNvlsUp);
+        free = std::max(free, m_owner.m_network.nowPs()) + nsToPs(m_loopCostNs);
     }
     uint64_t loopBytes = 0;
     for (uint32_t h = 0; h < ppn; ++h) {

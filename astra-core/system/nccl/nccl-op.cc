@@ -1,7 +1,9 @@
 #include "nccl-op.h"
 
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -304,6 +306,7 @@ void NcclCollectives::Op::join(uint32_t pos, Callback done, uint32_t record) {
     m.done = done;
     m.record = record;
     m.joined = true;
+    m.joinPs = m_owner.m_network.nowPs();
     const double latencyUs =
         latencyOnce() ? m_choice.latencyUs : baseLatencyUs(m_choice.algo, m_choice.proto);
     const TimeNs base = static_cast<TimeNs>(std::llround(latencyUs * 1e3)) + m_fillNs;
@@ -463,19 +466,25 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
         from >= size()
             ? 0
             : static_cast<TimeNs>(std::llround(static_cast<double>(work) / m_channelBytesPerUs * 1e3));
-    TimeNs doneNs = net.now() + workNs;
+    // The GPU side keeps the network's clock at its own resolution: a collective then does the same
+    // whatever the fraction of a nanosecond it starts at (the collective memo's keys rely on it).
+    const TimePs nowPs = net.nowPs();
+    TimePs donePs = nowPs + nsToPs(workNs);
     if (from < size() &&
         (kind == kRing || kind == kTreeUp || kind == kTreeDown || kind == kPat || (nvls && work > 0))) {
         // One SM per (member, channel) for NVLS: its scatter and multicast stores share it. A Simple ring or
         // tree step also pays its fixed cost.
-        TimeNs& free = smFree(from, channel, kind);
+        TimePs& free = smFree(from, channel, kind);
         const TimeNs stepNs = kind == kRing || kind == kTreeUp || kind == kTreeDown ? m_stepCostNs : 0;
-        doneNs = samePass ? free : std::max(free, net.now()) + workNs + stepNs;
-        free = doneNs;
+        donePs = samePass ? free : std::max(free, nowPs) + nsToPs(workNs + stepNs);
+        free = donePs;
     }
     // Sender-side ready times of the messages on their way, FIFO per way as the network matches them: the
     // GPU side of this hop.
-    m_ready[Way{from, to, channel, kind, slot}].times.push_back(doneNs + hopNs);
+    const uint32_t ready =
+        m_readyIndex.findOrInsert(Way{from, to, channel, kind, slot}, [this] { return m_ready.acquire(); })
+            .first;
+    m_ready[ready].times.push_back(donePs + nsToPs(hopNs));
     const uint64_t wire =
         std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
     const uint64_t tag = ncclTag(m_group, m_sequence, channel, kind, slot);
@@ -490,12 +499,12 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
         ceilDiv(ceilDiv(wire, env.qpsPerConnection), kQpSplitAlignBytes) * kQpSplitAlignBytes;
     if (!env.splitDataOnQps || env.qpsPerConnection < 2 || piece >= wire ||
         hopBetween(from, to) != Hop::Net) {
-        ++m_owner.m_messages;
-        if (nvls && doneNs > net.now()) {
+        countMessage(wire);
+        if (nvls && donePs > nowPs) {
             // NVLS's stores leave the GPU as its SM produces them (multimem instructions), not ahead.
             const uint64_t id = m_deferred.acquire();
             m_deferred[id] = Deferred{endpoint(from), endpoint(to), tag, wire, sent};
-            net.schedule(doneNs - net.now(), makeCallback<&Op::deferredSend>(this, id));
+            net.schedulePs(donePs - nowPs, makeCallback<&Op::deferredSend>(this, id));
             return;
         }
         net.send(endpoint(from), endpoint(to), tag, wire, 0, sent);
@@ -506,19 +515,19 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
     const uint64_t join = m_joins.acquire();
     m_joins[join] = Join{ceilDiv(wire, piece), sent};
     for (uint64_t offset = 0; offset < wire; offset += piece) {
-        ++m_owner.m_messages;
+        countMessage(std::min(piece, wire - offset));
         net.send(m_ranks[from], m_ranks[to], tag, std::min(piece, wire - offset), 0,
                  makeCallback<&Op::pieceSent>(this, join));
     }
 }
 
-TimeNs& NcclCollectives::Op::smFree(uint32_t pos, uint32_t channel, uint32_t kind) {
+TimePs& NcclCollectives::Op::smFree(uint32_t pos, uint32_t channel, uint32_t kind) {
     const std::size_t key = (std::size_t{pos} * m_choice.nChannels + channel) * 3 +
                             (kind == kTreeUp || kind == kTreeDown ? kind : 0);
-    if (m_smFreeNs.size() <= key) {
-        m_smFreeNs.resize(std::size_t{size()} * m_choice.nChannels * 3, 0);
+    if (m_smFreePs.size() <= key) {
+        m_smFreePs.resize(std::size_t{size()} * m_choice.nChannels * 3, 0);
     }
-    return m_smFreeNs[key];
+    return m_smFreePs[key];
 }
 
 void NcclCollectives::Op::deferredSend(uint64_t index) {
@@ -551,20 +560,28 @@ void NcclCollectives::Op::expect(uint32_t from, uint32_t to, uint32_t channel, u
 void NcclCollectives::Op::arrived(uint64_t index) {
     const Pending p = m_pending[index];
     m_pending.release(index);
-    ReadyTimes& q = m_ready[p.way];
-    TimeNs readyAt = 0;
-    if (q.head < q.times.size()) {
+    TimePs readyAt = 0;
+    if (const uint32_t ready = m_readyIndex.find(p.way); ready != m_readyIndex.kNone) {
+        ReadyTimes& q = m_ready[ready];
         readyAt = q.times[q.head++];
         if (q.head == q.times.size()) {
             q.times.clear();
             q.head = 0;
+            m_readyIndex.erase(p.way);
+            m_ready.release(ready);
         }
     }
-    const TimeNs now = m_owner.m_network.now();
-    m_owner.m_network.schedule(readyAt > now ? readyAt - now : 0, p.handler);
+    const TimePs now = m_owner.m_network.nowPs();
+    m_owner.m_network.schedulePs(readyAt > now ? readyAt - now : 0, p.handler);
 }
 
 void NcclCollectives::Op::start(uint64_t pos) {
+    if (m_memo == Memo::Undecided) {
+        consultMemo();
+    }
+    if (m_memo == Memo::Replaying) {
+        return;
+    }
     for (uint32_t c = 0; c < m_choice.nChannels; ++c) {
         for (uint32_t s = 0; s < m_depth; ++s) {
             startChunk(static_cast<uint32_t>(pos), c);
@@ -646,6 +663,106 @@ void NcclCollectives::Op::memberUnitDone(uint32_t pos) {
     NcclCollectives::Record& r = m_owner.m_records[m.record];
     r.endNs = m_owner.m_network.now();
     ++m_finished;
+    if (m_memo == Memo::Recording) {
+        m_recording.finishPs[pos] = m_owner.m_network.nowPs() - m_memoStartPs;
+        if (finished()) {
+            finishRecording();
+        }
+    }
     m.done();  // may destroy this Op (the owner erases finished ones): nothing after this line
+}
+
+void NcclCollectives::Op::consultMemo() {
+    m_memo = Memo::None;
+    CollectiveMemo& memo = m_owner.m_memo;
+    if (!memo.enabled() || inNetwork()) {
+        return;
+    }
+    TimePs firstJoin = std::numeric_limits<TimePs>::max();
+    for (const Member& m : m_members) {
+        if (!m.joined) {
+            return;  // a later start would be missing from the key
+        }
+        firstJoin = std::min(firstJoin, m.joinPs);
+    }
+    NetworkApi& net = m_owner.m_network;
+    if (!net.privateDomain(m_ranks, m_domain) || !m_domain.idle || memo.held(m_domain.id, net.nowPs())) {
+        return;
+    }
+    memo.candidate();
+    m_memoStartPs = net.nowPs();
+    m_memoKey = memoKey(firstJoin);
+    if (const CollectiveMemo::Outcome* outcome = memo.find(m_memoKey)) {
+        m_memo = Memo::Replaying;
+        memo.replaying(m_domain.id, m_memoStartPs, *outcome);
+        net.countReplayed(outcome->messages, outcome->bytes);
+        for (uint32_t pos = 0; pos < size(); ++pos) {
+            net.schedulePs(outcome->finishPs[pos], makeCallback<&Op::replayedDone>(this, pos));
+        }
+        return;
+    }
+    m_memo = Memo::Recording;
+    m_domainReplays = memo.replaysIn(m_domain.id);
+    m_recording.finishPs.assign(size(), 0);
+    m_ownMessages = 0;
+    m_ownBytes = 0;
+}
+
+CollectiveMemo::Key NcclCollectives::Op::memoKey(TimePs firstJoinPs) const {
+    const auto bits = [](double v) {
+        uint64_t b = 0;
+        std::memcpy(&b, &v, sizeof b);
+        return b;
+    };
+    CollectiveMemo::Key key{m_domain.shape,
+                            static_cast<uint64_t>(m_type),
+                            static_cast<uint64_t>(m_func),
+                            m_bytes,
+                            m_nodeBytes,
+                            m_chunk,
+                            static_cast<uint64_t>(m_choice.algo),
+                            static_cast<uint64_t>(m_choice.proto),
+                            m_choice.nChannels,
+                            bits(m_choice.latencyUs),
+                            bits(m_channelBytesPerUs),
+                            static_cast<uint64_t>(m_stepCostNs),
+                            static_cast<uint64_t>(m_loopCostNs),
+                            static_cast<uint64_t>(m_fillNs),
+                            m_peerBytes,
+                            m_peerChannels,
+                            m_depth};
+    for (const Member& m : m_members) {
+        key.push_back(m.joinPs - firstJoinPs);
+    }
+    return key;
+}
+
+void NcclCollectives::Op::finishRecording() {
+    CollectiveMemo& memo = m_owner.m_memo;
+    NetworkApi::PrivateDomain now;
+    // Nothing but this collective's messages in the domain, and no replay there, from its first start on.
+    const bool alone = m_owner.m_network.privateDomain(m_ranks, now) &&
+                       now.messagesStarted - m_domain.messagesStarted == m_ownMessages &&
+                       memo.replaysIn(m_domain.id) == m_domainReplays;
+    if (!alone) {
+        memo.discard();
+        return;
+    }
+    m_recording.messages = m_ownMessages;
+    m_recording.bytes = m_ownBytes;
+    memo.record(std::move(m_memoKey), std::move(m_recording));
+}
+
+void NcclCollectives::Op::replayedDone(uint64_t pos) {
+    Member& m = m_members[pos];
+    NcclCollectives::Record& r = m_owner.m_records[m.record];
+    r.endNs = m_owner.m_network.now();
+    ++m_finished;
+    if (finished()) {
+        NetworkApi::PrivateDomain now;
+        m_owner.m_memo.replayEnded(m_owner.m_network.privateDomain(m_ranks, now) &&
+                                   now.messagesStarted == m_domain.messagesStarted);
+    }
+    m.done();  // may destroy this Op: nothing after this line
 }
 }  // namespace mlnet::nccl

@@ -15,6 +15,8 @@
 
 #include "nccl-collectives.h"
 #include "nccl-device-costs.h"
+#include "nccl-memo.h"
+#include "util/flat-index.h"
 #include "util/pools.h"
 
 namespace mlnet::nccl {
@@ -100,6 +102,7 @@ private:
     using Way = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
     struct Member {
         bool joined = false;
+        TimePs joinPs = 0;  // the network's clock at its own resolution (memo keys)
         Callback done;
         uint32_t record = 0;
         uint64_t unitsLeft = 0;  // channels (collectives) or transfers (all-to-all) still to finish
@@ -154,7 +157,7 @@ private:
                   Callback sent, bool samePass = false, uint64_t workBytes = UINT64_MAX);
     // When member `pos`'s SM for `channel` is free for work of `kind`: a ring's, a tree's way up and its way
     // down have one each; every other kind shares the ring's.
-    TimeNs& smFree(uint32_t pos, uint32_t channel, uint32_t kind);
+    TimePs& smFree(uint32_t pos, uint32_t channel, uint32_t kind);
     struct Join {
         uint64_t remaining;
         Callback sent;
@@ -192,6 +195,18 @@ private:
     void slotMaybeDone(uint32_t pos, uint32_t c, uint32_t slot);
 
     void memberUnitDone(uint32_t pos);
+
+    // --- collective memo (nccl-memo.h)
+    // At the first member's start, every member known: replay a recorded outcome, or record this one.
+    void consultMemo();
+    CollectiveMemo::Key memoKey(TimePs firstJoinPs) const;
+    void replayedDone(uint64_t pos);
+    void finishRecording();
+    void countMessage(uint64_t wire) {
+        ++m_owner.m_messages;
+        ++m_ownMessages;
+        m_ownBytes += wire;
+    }
 
     // --- ring
     // ------------------------------------------------------------------------------------------------
@@ -390,6 +405,14 @@ private:
     void p2pReceived(uint64_t a) { memberUnitDone(posOf(a)); }
 
     NcclCollectives& m_owner;
+    enum class Memo : uint8_t { Undecided, None, Recording, Replaying };
+    Memo m_memo = Memo::Undecided;
+    NetworkApi::PrivateDomain m_domain;  // at the first start, when a candidate
+    uint64_t m_domainReplays = 0;
+    TimePs m_memoStartPs = 0;
+    CollectiveMemo::Key m_memoKey;
+    CollectiveMemo::Outcome m_recording;
+    uint64_t m_ownMessages = 0, m_ownBytes = 0;
     uint32_t m_group, m_sequence;
     std::vector<Rank> m_ranks;
     CollectiveType m_type;
@@ -411,21 +434,22 @@ private:
     SlotPool<Join, uint64_t> m_joins;
     SlotPool<Deferred, uint64_t> m_deferred;
     // Per way, the ready times of its messages on their way, oldest first (a vector drained from `head`: most
-    // ways hold one or two at a time, and an emptied one is reused without allocating).
+    // ways hold one or two at a time; an emptied way is forgotten and its record reused with its capacity).
     struct ReadyTimes {
-        std::vector<TimeNs> times;
+        std::vector<TimePs> times;
         std::size_t head = 0;
     };
     struct WayHash {
-        std::size_t operator()(const Way& w) const {
+        uint64_t operator()(const Way& w) const {
             uint64_t h = (uint64_t{std::get<0>(w)} << 32 | std::get<1>(w)) * 0x9E3779B97F4A7C15ull;
             h ^= (uint64_t{std::get<2>(w)} << 40 | uint64_t{std::get<3>(w)} << 32 | std::get<4>(w)) +
                  0x7F4A7C15ull + (h << 6) + (h >> 2);
-            return static_cast<std::size_t>(h);
+            return h * 0xbf58476d1ce4e5b9ull;
         }
     };
-    std::unordered_map<Way, ReadyTimes, WayHash> m_ready;
-    std::vector<TimeNs> m_smFreeNs;  // per (member, channel, ring / tree up / tree down): when its SM is free
+    FlatIndex<Way, WayHash> m_readyIndex;  // way -> slot in m_ready
+    SlotPool<ReadyTimes> m_ready;
+    std::vector<TimePs> m_smFreePs;  // per (member, channel, ring / tree up / tree down): when its SM is free
     uint32_t m_finished = 0;
     uint64_t m_peerBytes = 0;
     uint32_t m_peerChannels = 1;

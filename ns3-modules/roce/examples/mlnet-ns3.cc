@@ -60,7 +60,7 @@ struct Options {
     uint64_t queuesPerDim = 1;
     double injectionScale = 1, commScale = 1, computeScale = 1;
     bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
-    bool fastForward = false, memoize = false, fluidUncontended = false;
+    bool fastForward = false, memoize = false, fluidUncontended = false, memoizeCollectives = false;
     double fastForwardWindowUs = 0;  // 0: the congestion control's
     uint64_t seed = 0;               // 0: the description's
     uint64_t maxMemoryBytes = availableMemoryBytes();
@@ -216,9 +216,10 @@ int run(int argcGiven, char** argvGiven) {
     std::cerr << simaiNotes;
     ToolCommandLine tool("mlnet-ns3");
     if (!tool.TakeAttributes(argc, argv) ||
-        !tool.CheckFlags(argc, argv,
-                         {"rendezvous-protocol", "overlap-collectives", "strict", "quiet",
-                          "compare-analytical", "fast-forward", "memoize-episodes", "fluid-uncontended"})) {
+        !tool.CheckFlags(
+            argc, argv,
+            {"rendezvous-protocol", "overlap-collectives", "strict", "quiet", "compare-analytical",
+             "fast-forward", "memoize-episodes", "fluid-uncontended", "memoize-collectives"})) {
         std::cerr << tool.error() << "\n";
         return 1;
     }
@@ -302,6 +303,11 @@ int run(int argcGiven, char** argvGiven) {
                  "carry a message that meets no other flow at any switch queue as a fluid flow at its line "
                  "rate instead of packets; where flows meet, packets; summary.json tells how much",
                  o.fluidUncontended);
+    cmd.AddValue("memoize-collectives",
+                 "NCCL collectives inside one scale-up domain (NVLink) that repeat a recorded one exactly "
+                 "(same bytes and GPUs, same start offsets, the domain idle) take its outcome instead of "
+                 "being simulated again; summary.json tells how many",
+                 o.memoizeCollectives);
     tool.AddText(cmd, "scale-up",
                  "how the scale-up domains (NVLink) carry the messages inside them: fluid (lossless, max-min "
                  "shared, the default) or packet (RoCE links with PFC)",
@@ -532,6 +538,7 @@ int run(int argcGiven, char** argvGiven) {
     simOptions.executor.overlapCollectives = overlap;
     simOptions.queuesPerDimension = o.queuesPerDim;
     simOptions.injectionScale = o.injectionScale;
+    simOptions.memoizeCollectives = o.memoizeCollectives;
     Simulation simulation(traces, system, setup.logical, memory, simOptions, api, diag);
     FctStream fct(out.fct, diag);
     MonitorFiles monitors(fabric, out.pfc, out.queues, diag);
@@ -583,6 +590,15 @@ int run(int argcGiven, char** argvGiven) {
     run.outcome.events = ns3::Simulator::GetEventCount();
     run.outcome.messages = api.messagesDelivered();
     run.outcome.bytesDelivered = api.bytesDelivered();
+    if (o.memoizeCollectives && !run.outcome.collectiveMemo) {
+        std::cerr << "mlnet-ns3: --memoize-collectives had no effect: the system configuration does not run "
+                     "collectives with the NCCL model (\"collective-library\": \"nccl\")\n";
+    } else if (o.memoizeCollectives && run.outcome.collectiveMemo->candidates == 0) {
+        std::cerr
+            << "mlnet-ns3: --memoize-collectives had no effect: no collective had all its members in one "
+               "scale-up domain modelled as fluid (--scale-up=fluid), idle, and started within the "
+               "tuner's base latency of each other (docs/fast-forward.md)\n";
+    }
     run.cpuSeconds = processCpuSeconds() - cpuStart;
     run.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     run.hangReport = watch.Hang().Hung() ? watch.Hang().Report() : "";

@@ -123,6 +123,7 @@ public:
     const EpisodeMemoStats* EpisodeMemoResult() const { return m_memo ? &m_memo->Stats() : nullptr; }
     // The fluid scale-up domains (FabricSettings::scaleUp), or null when they are RoCE links or absent.
     const ScaleUpFluid* ScaleUpModel() const { return m_scaleUp.get(); }
+    ScaleUpFluid* ScaleUpModel() { return m_scaleUp.get(); }
     // The fluid stand-ins for messages alone on their path (FabricSettings::fluidUncontended), or null.
     const UncontendedFluid* UncontendedModel() const { return m_uncontended.get(); }
 

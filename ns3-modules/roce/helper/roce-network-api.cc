@@ -7,6 +7,7 @@
 
 #include "roce-simulator-impl.h"
 #include "roce-timing.h"
+#include "scale-up-fluid.h"
 
 namespace mlnet::roce {
 
@@ -22,10 +23,18 @@ TimeNs RoceNetworkApi::now() const {
 }
 
 void RoceNetworkApi::schedule(TimeNs delayNs, Callback callback) {
+    schedulePs(nsToPs(delayNs), callback);
+}
+
+TimePs RoceNetworkApi::nowPs() const {
+    return simNowPs();
+}
+
+void RoceNetworkApi::schedulePs(TimePs delayPs, Callback callback) {
     ++m_pendingEvents;
     const uint64_t slot = m_scheduled.acquire();
     m_scheduled[slot] = callback;
-    ScheduleCoreCall(nsToPs(delayNs), &CallMember<&RoceNetworkApi::RunPooled, RoceNetworkApi>, this, slot);
+    ScheduleCoreCall(delayPs, &CallMember<&RoceNetworkApi::RunPooled, RoceNetworkApi>, this, slot);
 }
 
 void RoceNetworkApi::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeBytes) {
@@ -59,6 +68,27 @@ void RoceNetworkApi::transmit(uint64_t id, Rank src, Rank dst, uint64_t sizeByte
                 Settled();
             }
         });
+}
+
+bool RoceNetworkApi::privateDomain(const std::vector<Rank>& endpoints, PrivateDomain& out) const {
+    const ScaleUpFluid* scaleUp = m_fabric.ScaleUpModel();
+    if (!scaleUp) {
+        return false;
+    }
+    std::vector<uint32_t> hosts;
+    hosts.reserve(endpoints.size());
+    for (Rank e : endpoints) {
+        if (e >= numRanks()) {
+            return false;  // a switch's reduction engine
+        }
+        hosts.push_back(hostOfEndpoint(e));
+    }
+    return scaleUp->PrivateDomain(hosts, out);
+}
+
+void RoceNetworkApi::countReplayed(uint64_t messages, uint64_t bytes) {
+    MessageNetwork::countReplayed(messages, bytes);
+    m_fabric.ScaleUpModel()->CountReplayed(messages, bytes);
 }
 
 void RoceNetworkApi::StopWhenDrained() {

@@ -30,6 +30,12 @@ public:
 
     TimeNs now() const override;
     void schedule(TimeNs delayNs, Callback callback) override;
+    TimePs nowPs() const override;
+    void schedulePs(TimePs delayPs, Callback callback) override;
+
+    // The scale-up domains modelled as NVLink flows (ScaleUpFluid::PrivateDomain).
+    bool privateDomain(const std::vector<Rank>& endpoints, PrivateDomain& out) const override;
+    void countReplayed(uint64_t messages, uint64_t bytes) override;
 
     void setObserver(MessageObserver* observer) { m_observer = observer; }
     // ASTRA-sim's ns-3 frontend (ModelRules::deliveryAtAck): a receive completes when the sender's last ACK

@@ -244,6 +244,18 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
                          {"rate_passes", s.ratePasses},
                          {"largest_sharing_flows", s.largestSharingFlows}};
     }
+    if (const auto& memo = o.collectiveMemo) {
+        // Included in "network" and "scale_up" above (not in fct.txt or the timeline's messages): the
+        // replayed collectives' messages, as their recordings sent them.
+        j["collective_memo"] = {{"candidates", memo->candidates},
+                                {"recorded", memo->recorded},
+                                {"discarded", memo->discarded},
+                                {"replayed", memo->replayed},
+                                {"interfered", memo->interfered},
+                                {"replayed_messages", memo->replayedMessages},
+                                {"replayed_message_bytes", memo->replayedBytes},
+                                {"outcomes", memo->outcomes}};
+    }
     if (!run.background.is_null()) {
         j["background"] = run.background;
     }

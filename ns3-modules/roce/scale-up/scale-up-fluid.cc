@@ -31,6 +31,72 @@ ScaleUpFluid::ScaleUpFluid(const TopologySpec& spec, const Routing& routing)
             m_switchesOf[host].push_back(spec.isSwitch(cable.a) ? cable.a : cable.b);
         }
     }
+    FindPrivateDomains();
+}
+
+void ScaleUpFluid::FindPrivateDomains() {
+    m_domainOf.assign(m_spec.numHosts(), UINT32_MAX);
+    m_placeOf.assign(m_spec.numHosts(), 0);
+    std::map<uint32_t, std::vector<uint32_t>> cablesOf;  // per scale-up switch
+    for (uint32_t c = 0; c < m_spec.cables.size(); ++c) {
+        const SpecCable& cable = m_spec.cables[c];
+        for (const uint32_t v : {cable.a, cable.b}) {
+            if (m_spec.isSwitch(v) && m_spec.tierName(v) == kTier) {
+                cablesOf[v].push_back(c);
+            }
+        }
+    }
+    for (const auto& [sw, cables] : cablesOf) {
+        std::vector<uint64_t> layout;
+        bool private_ = true;
+        for (uint32_t c : cables) {
+            const SpecCable& cable = m_spec.cables[c];
+            const uint32_t other = cable.a == sw ? cable.b : cable.a;
+            private_ = private_ && !m_spec.isSwitch(other) && other < m_switchesOf.size() &&
+                       m_switchesOf[other].size() == 1;
+            layout.push_back(cable.rateBps);
+            layout.push_back(cable.delayPs);
+        }
+        if (!private_) {
+            continue;
+        }
+        const uint32_t domain = static_cast<uint32_t>(m_domains.size());
+        m_domains.push_back(
+            {0, 0,
+             m_layouts.emplace(std::move(layout), static_cast<uint32_t>(m_layouts.size())).first->second});
+        for (uint32_t i = 0; i < cables.size(); ++i) {
+            const SpecCable& cable = m_spec.cables[cables[i]];
+            const uint32_t host = cable.a == sw ? cable.b : cable.a;
+            m_domainOf[host] = domain;
+            m_placeOf[host] = i;
+        }
+    }
+}
+
+bool ScaleUpFluid::PrivateDomain(const std::vector<uint32_t>& hosts, NetworkApi::PrivateDomain& out) const {
+    if (hosts.empty() || hosts[0] >= m_domainOf.size() || m_domainOf[hosts[0]] == UINT32_MAX) {
+        return false;
+    }
+    const uint32_t domain = m_domainOf[hosts[0]];
+    std::vector<uint64_t> key{m_domains[domain].layout};
+    for (uint32_t h : hosts) {
+        if (h >= m_domainOf.size() || m_domainOf[h] != domain) {
+            return false;
+        }
+        key.push_back(m_placeOf[h]);
+    }
+    const Domain& d = m_domains[domain];
+    out.id = domain;
+    out.shape = m_shapes.emplace(std::move(key), m_shapes.size()).first->second;
+    out.messagesStarted = d.messagesStarted;
+    out.idle = d.inFlight == 0;
+    return true;
+}
+
+void ScaleUpFluid::CountReplayed(uint64_t messages, uint64_t bytes) {
+    m_messages += messages;
+    m_bytes += bytes;
+    m_deliveredBytes += bytes;
 }
 
 bool ScaleUpFluid::ShareASwitch(uint32_t a, uint32_t b) const {
@@ -69,6 +135,11 @@ bool ScaleUpFluid::TryStart(uint64_t messageId, uint32_t srcHost, uint32_t dstHo
     p.src = srcHost;
     p.dst = dstHost;
     p.startPs = simNowPs();
+    p.domain = m_domainOf.empty() ? UINT32_MAX : m_domainOf[srcHost];
+    if (p.domain != UINT32_MAX) {
+        ++m_domains[p.domain].messagesStarted;
+        ++m_domains[p.domain].inFlight;
+    }
     p.sent = std::move(sent);
     p.received = std::move(received);
     ++m_messages;
@@ -85,6 +156,9 @@ void ScaleUpFluid::Arrived(uint64_t slot) {
     const RoceNic::Received received = std::move(p.received);
     p.sent = nullptr;
     p.received = nullptr;
+    if (p.domain != UINT32_MAX) {
+        --m_domains[p.domain].inFlight;
+    }
     m_pending.release(static_cast<uint32_t>(slot));
     m_deliveredBytes += done.sizeBytes;
     if (received) {

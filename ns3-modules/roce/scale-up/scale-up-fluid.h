@@ -10,10 +10,12 @@
 #define MLNET_ROCE_SCALE_UP_FLUID_H
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "core-fluid-clock.h"
 #include "network/fluid-links.h"
+#include "network/network-api.h"
 #include "network/routing.h"
 #include "network/topology-spec.h"
 #include "roce-nic.h"
@@ -43,6 +45,13 @@ public:
     bool TryStart(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                   RoceNic::Done& sent, RoceNic::Received& received);
 
+    // A domain whose messages nothing else can disturb: one scale-up switch, cabled to hosts only, each of
+    // them on no other scale-up switch (then every route inside is host, switch, host). False when `hosts`
+    // are not all in one such domain.
+    bool PrivateDomain(const std::vector<uint32_t>& hosts, NetworkApi::PrivateDomain& out) const;
+    // Messages a collective replayed inside a private domain instead of sending them.
+    void CountReplayed(uint64_t messages, uint64_t bytes);
+
     uint64_t DeliveredBytes() const { return m_deliveredBytes; }
     uint64_t InFlight() const { return m_pending.inUse(); }
     ScaleUpStats Stats() const;
@@ -51,12 +60,24 @@ private:
     struct Pending {
         uint64_t id = 0, sizeBytes = 0;
         uint32_t src = 0, dst = 0;
+        uint32_t domain = UINT32_MAX;
         TimePs startPs = 0;
         RoceNic::Done sent;
         RoceNic::Received received;
     };
     void Arrived(uint64_t slot);
     bool ShareASwitch(uint32_t hostA, uint32_t hostB) const;
+    void FindPrivateDomains();
+
+    struct Domain {
+        uint64_t messagesStarted = 0, inFlight = 0;
+        uint32_t layout = 0;  // index into m_layouts: its cables' rates and delays, in cable order
+    };
+    std::vector<Domain> m_domains;
+    std::vector<uint32_t> m_domainOf;  // per host: its private domain, or UINT32_MAX
+    std::vector<uint32_t> m_placeOf;   // per host: its place among its domain's cables
+    std::map<std::vector<uint64_t>, uint32_t> m_layouts;
+    mutable std::map<std::vector<uint64_t>, uint64_t> m_shapes;  // (layout, places of endpoints) -> shape
 
     const TopologySpec& m_spec;
     const Routing& m_routing;
