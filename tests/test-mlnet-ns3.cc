@@ -897,8 +897,17 @@ TEST_F(MlnetNs3CollectiveMemo, RepeatedTensorParallelAllReducesTakeTheRecordedOu
         EXPECT_EQ(collectives(memo), collectives(full));
         const auto& m = memo.summary["collective_memo"];
         // 2 tensor-parallel groups x 4 layers x (2 forward + 2 backward) all-reduces: both groups record the
-        // first of each shape side by side, and every later one is replayed.
+        // first of each shape side by side (the second confirming the first's outcome), and every later one
+        // is replayed.
         EXPECT_GE(m["replayed"].get<uint64_t>(), 24u) << m;
+        EXPECT_EQ(m["candidates"].get<uint64_t>(),
+                  m["recorded"].get<uint64_t>() + m["confirmed"].get<uint64_t>() +
+                      m["mismatched"].get<uint64_t>() + m["discarded"].get<uint64_t>() +
+                      m["replayed"].get<uint64_t>())
+            << m;
+        EXPECT_GT(m["confirmed"].get<uint64_t>(), 0u) << m;
+        EXPECT_EQ(m["mismatched"], 0) << m;
+        EXPECT_EQ(m["outcomes"], m["recorded"]) << m;
         EXPECT_EQ(m["interfered"], 0) << m;
         EXPECT_EQ(m["discarded"], 0) << m;
         EXPECT_FALSE(full.summary.contains("collective_memo"));
@@ -907,6 +916,7 @@ TEST_F(MlnetNs3CollectiveMemo, RepeatedTensorParallelAllReducesTakeTheRecordedOu
             EXPECT_EQ(memo.summary["network"][total], full.summary["network"][total]) << total;
         }
         EXPECT_EQ(memo.summary["scale_up"]["message_bytes"], full.summary["scale_up"]["message_bytes"]);
+        EXPECT_EQ(memo.summary["scale_up"]["messages"], full.summary["scale_up"]["messages"]);
         EXPECT_EQ(lines(m_dir + "/out-" + std::to_string(fullRun) + "/fct.txt"),
                   lines(m_dir + "/out-" + std::to_string(memoRun) + "/fct.txt") +
                       m["replayed_messages"].get<uint64_t>());
@@ -936,6 +946,28 @@ TEST_F(MlnetNs3CollectiveMemo, GroupsSharingADomainAreNeverReplayed) {
     const auto& m = memo.summary["collective_memo"];
     EXPECT_EQ(m["replayed"], 0) << m;
     EXPECT_GT(m["discarded"].get<uint64_t>(), 0u) << m;
+}
+
+// An all-reduce that reduces in the NVSwitch (NVLS) involves the switch's engine, outside the domain: never a
+// candidate, and the run is the full one. (CollNet, also excluded, never runs inside one server.)
+TEST_F(MlnetNs3CollectiveMemo, ReductionsInTheSwitchAreNeverCandidates) {
+    const std::string prefix = hybrid(8);
+    const std::string nvls = write("nvls.json", R"({"topology": {"builder": "rail-optimised",
+        "servers": 2, "nics-per-server": 8, "spines": 2, "rate": "400Gbps", "delay": "1us",
+        "scale-up": {"npus-per-server": 8, "rate": "3600Gbps", "delay": "250ns", "nvls": true}}})");
+    const std::string base = readFileBytes(m_nccl);
+    const std::string system =
+        write("sys-nvls.json", base.substr(0, base.rfind('}')) + R"(, "NCCL_ALGO": "NVLS,Ring"})");
+    const ToolRun full = ns3(prefix, nvls, "--cc=dcqcn", system);
+    const ToolRun memo = ns3(prefix, nvls, "--memoize-collectives --cc=dcqcn", system);
+    ASSERT_EQ(memo.status, 0) << memo.err;
+    EXPECT_EQ(memo.summary["collective_memo"]["candidates"], 0) << memo.summary["collective_memo"];
+    EXPECT_EQ(collectives(memo), collectives(full));
+    uint32_t nvlsRuns = 0;  // every tensor-parallel all-reduce took it: 16 ranks x 4 layers x (2 + 2)
+    for (const auto& c : memo.summary["collectives"]) {
+        nvlsRuns += c.value("nccl", std::string()).rfind("NVLS/", 0) == 0 ? 1 : 0;
+    }
+    EXPECT_EQ(nvlsRuns, 256u);
 }
 
 // A replay ends before it knows what else will use its domain: a group whose all-reduce starts in the middle

@@ -10,6 +10,7 @@
 
 #include "common/callback.h"
 #include "util/flat-index.h"
+#include "util/mix-hash.h"
 #include "util/pools.h"
 #include "workload/trace-types.h"
 
@@ -41,10 +42,7 @@ private:
         bool operator==(const Key& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
     };
     struct KeyHash {
-        uint64_t operator()(const Key& k) const {
-            const uint64_t h = (uint64_t{k.src} << 32 | k.dst) * 0x9e3779b97f4a7c15ull;
-            return (h ^ (k.tag + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2))) * 0xbf58476d1ce4e5b9ull;
-        }
+        uint64_t operator()(const Key& k) const { return MixHash(uint64_t{k.src} << 32 | k.dst, k.tag); }
     };
     struct PendingReceive {
         uint64_t remainingBytes;

@@ -24,7 +24,10 @@ public:
     // The same at the clock's own resolution (the packet model's picoseconds), for a replay that must land
     // where the simulation would have. Whole nanoseconds unless the backend says more.
     virtual TimePs nowPs() const { return nsToPs(now()); }
-    virtual void schedulePs(TimePs delayPs, Callback callback) { schedule(delayPs / 1000, callback); }
+    // Whole nanoseconds round up: a replay's event never fires before its time.
+    virtual void schedulePs(TimePs delayPs, Callback callback) {
+        schedule(psToNs(delayPs) + (delayPs % kPsPerNs != 0 ? 1 : 0), callback);
+    }
     // Moves sizeBytes from src to dst. `sent` fires when the sender may consider the message done
     // (analytical: when it has arrived, as in ASTRA-sim; RoCE: when the last byte is acknowledged).
     // `commPriority`: the trace's comm_priority of the collective (0 for point-to-point sends); the packet

@@ -47,11 +47,17 @@ public:
         ++m_size;
         return {slot, true};
     }
-    // Forgets `key` (present): later entries of its probe run move back, so lookups never need tombstones.
+    // Forgets `key` (nothing when absent): later entries of its probe run move back, so lookups never need
+    // tombstones.
     void erase(const Key& key) {
+        if (m_size == 0) {
+            return;
+        }
         std::size_t hole = home(key);
-        while (!(m_entries[hole].key == key)) {
-            hole = (hole + 1) & m_mask;
+        for (; !(m_entries[hole].key == key && m_entries[hole].slot != kNone); hole = (hole + 1) & m_mask) {
+            if (m_entries[hole].slot == kNone) {
+                return;
+            }
         }
         for (std::size_t i = (hole + 1) & m_mask; m_entries[i].slot != kNone; i = (i + 1) & m_mask) {
             // An entry may fill the hole when its home is not inside (hole, i].

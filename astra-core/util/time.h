@@ -15,8 +15,13 @@ inline constexpr uint64_t kPsPerNs = 1000;
 // The packet model's "not scheduled" / "no such time": later than every event.
 inline constexpr TimePs kNeverPs = UINT64_MAX;
 
+// Saturates at kNeverPs (2^64 ps is 213 days, well inside the core's limit below): a time beyond it stays
+// "never" instead of wrapping to a small one.
 constexpr TimePs nsToPs(TimeNs ns) {
-    return ns * kPsPerNs;
+    return ns > kNeverPs / kPsPerNs ? kNeverPs : ns * kPsPerNs;
+}
+constexpr TimePs addPs(TimePs a, TimePs b) {
+    return a > kNeverPs - b ? kNeverPs : a + b;
 }
 // Truncates: an event at 1.9 ns happened during nanosecond 1.
 constexpr TimeNs psToNs(TimePs ps) {

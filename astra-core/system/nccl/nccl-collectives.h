@@ -91,7 +91,6 @@ public:
         Choice choice;
     };
     const std::vector<Record>& records() const { return m_records; }
-    uint64_t messagesSent() const { return m_messages; }
     // What the switches' reduction engines did (NVLS): sums formed (one per channel, head and loop) and
     // bytes in and out of the engines.
     struct EngineCounters {
@@ -123,7 +122,6 @@ private:
     std::vector<Record> m_records;
     std::vector<DoneEntry> m_done;               // per member's part, by callback argument
     std::vector<std::unique_ptr<Op>> m_retired;  // finished, destroyed at the next issue
-    uint64_t m_messages = 0;
     EngineCounters m_engine;
     CollectiveMemo m_memo;
 };

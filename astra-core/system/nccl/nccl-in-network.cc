@@ -24,7 +24,7 @@ void NcclCollectives::Op::nvlsStart(uint32_t pos, uint32_t c, uint32_t slot, uin
     if (m_loopCostNs > 0) {
         // The kernel's fixed cost of a loop, on the SM before the loop's first store.
         TimePs& free = smFree(pos, c, kNvlsUp);
-        free = std::max(free, m_owner.m_network.nowPs()) + nsToPs(m_loopCostNs);
+        free = addPs(std::max(free, m_owner.m_network.nowPs()), nsToPs(m_loopCostNs));
     }
     uint64_t loopBytes = 0;
     for (uint32_t h = 0; h < ppn; ++h) {

@@ -34,8 +34,11 @@ public:
     struct Stats {
         uint64_t candidates = 0;  // collectives that could be recorded or replayed
         uint64_t recorded = 0;    // simulated, the domain theirs alone: outcome kept
-        uint64_t discarded = 0;   // simulated, but something else used the domain meanwhile
-        uint64_t replayed = 0;    // took a recorded outcome
+        uint64_t confirmed = 0;   // recorded again (side by side with the first) with the same outcome
+        uint64_t mismatched =
+            0;                   // recorded again with another outcome: the key is not enough, never replayed
+        uint64_t discarded = 0;  // simulated, but something else used the domain meanwhile
+        uint64_t replayed = 0;   // took a recorded outcome
         uint64_t interfered = 0;  // replays during which something else started in the domain
         uint64_t replayedMessages = 0, replayedBytes = 0;
         uint64_t outcomes = 0;  // distinct outcomes held
@@ -45,10 +48,13 @@ public:
     // On, and not stopped by an interfered replay.
     bool enabled() const { return m_on && !m_stopped; }
 
-    // Whether a replay holds `domain` at `nowPs`, and how many replays have started in it so far.
-    bool held(uint64_t domain, TimePs nowPs) const {
+    // Whether a replay or a recording holds `domain` at `nowPs` (a replay up to and including the instant
+    // of its last finish, whose callbacks may not have run yet). A second collective there would see, or
+    // be seen by, the first's messages.
+    bool busy(uint64_t domain, TimePs nowPs) const {
         const auto it = m_domains.find(domain);
-        return it != m_domains.end() && it->second.heldUntilPs > nowPs;
+        return it != m_domains.end() &&
+               ((it->second.replays > 0 && it->second.heldUntilPs >= nowPs) || it->second.recordings > 0);
     }
     uint64_t replaysIn(uint64_t domain) const {
         const auto it = m_domains.find(domain);
@@ -57,14 +63,12 @@ public:
 
     const Outcome* find(const Key& key) const {
         const auto it = m_outcomes.find(key);
-        return it == m_outcomes.end() ? nullptr : &it->second;
+        return it == m_outcomes.end() || it->second.unstable ? nullptr : &it->second.outcome;
     }
     void candidate() { ++m_stats.candidates; }
-    void record(Key key, Outcome outcome) {
-        ++m_stats.recorded;
-        m_outcomes.emplace(std::move(key), std::move(outcome));
-    }
-    void discard() { ++m_stats.discarded; }
+    void recordingStarted(uint64_t domain) { ++m_domains[domain].recordings; }
+    // A recording in `domain` ended; `outcome` when the domain was its alone, else discarded.
+    void recordingEnded(uint64_t domain, Key key, const Outcome* outcome);
     // A replay of `outcome` in `domain` from `startPs`.
     void replaying(uint64_t domain, TimePs startPs, const Outcome& outcome);
     // A replay ended; `clean`: nothing else started in its domain meanwhile.
@@ -80,9 +84,14 @@ private:
     struct DomainState {
         TimePs heldUntilPs = 0;
         uint64_t replays = 0;
+        uint32_t recordings = 0;
+    };
+    struct Entry {
+        Outcome outcome;
+        bool unstable = false;  // two recordings disagreed
     };
     bool m_on, m_stopped = false;
-    std::map<Key, Outcome> m_outcomes;
+    std::map<Key, Entry> m_outcomes;
     std::unordered_map<uint64_t, DomainState> m_domains;
     Stats m_stats;
 };

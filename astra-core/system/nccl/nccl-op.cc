@@ -469,14 +469,14 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
     // The GPU side keeps the network's clock at its own resolution: a collective then does the same
     // whatever the fraction of a nanosecond it starts at (the collective memo's keys rely on it).
     const TimePs nowPs = net.nowPs();
-    TimePs donePs = nowPs + nsToPs(workNs);
+    TimePs donePs = addPs(nowPs, nsToPs(workNs));
     if (from < size() &&
         (kind == kRing || kind == kTreeUp || kind == kTreeDown || kind == kPat || (nvls && work > 0))) {
         // One SM per (member, channel) for NVLS: its scatter and multicast stores share it. A Simple ring or
         // tree step also pays its fixed cost.
         TimePs& free = smFree(from, channel, kind);
         const TimeNs stepNs = kind == kRing || kind == kTreeUp || kind == kTreeDown ? m_stepCostNs : 0;
-        donePs = samePass ? free : std::max(free, nowPs) + nsToPs(workNs + stepNs);
+        donePs = samePass ? free : addPs(std::max(free, nowPs), nsToPs(workNs + stepNs));
         free = donePs;
     }
     // Sender-side ready times of the messages on their way, FIFO per way as the network matches them: the
@@ -484,7 +484,7 @@ void NcclCollectives::Op::transfer(uint32_t from, uint32_t to, uint32_t channel,
     const uint32_t ready =
         m_readyIndex.findOrInsert(Way{from, to, channel, kind, slot}, [this] { return m_ready.acquire(); })
             .first;
-    m_ready[ready].times.push_back(donePs + nsToPs(hopNs));
+    m_ready[ready].times.push_back(addPs(donePs, nsToPs(hopNs)));
     const uint64_t wire =
         std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes * wireFactor(m_choice.proto))));
     const uint64_t tag = ncclTag(m_group, m_sequence, channel, kind, slot);
@@ -675,8 +675,8 @@ void NcclCollectives::Op::memberUnitDone(uint32_t pos) {
 void NcclCollectives::Op::consultMemo() {
     m_memo = Memo::None;
     CollectiveMemo& memo = m_owner.m_memo;
-    if (!memo.enabled() || inNetwork()) {
-        return;
+    if (!memo.enabled() || inNetwork() || collNetChain()) {
+        return;  // a switch's engine takes part: not inside the domain
     }
     TimePs firstJoin = std::numeric_limits<TimePs>::max();
     for (const Member& m : m_members) {
@@ -686,7 +686,7 @@ void NcclCollectives::Op::consultMemo() {
         firstJoin = std::min(firstJoin, m.joinPs);
     }
     NetworkApi& net = m_owner.m_network;
-    if (!net.privateDomain(m_ranks, m_domain) || !m_domain.idle || memo.held(m_domain.id, net.nowPs())) {
+    if (!net.privateDomain(m_ranks, m_domain) || !m_domain.idle || memo.busy(m_domain.id, net.nowPs())) {
         return;
     }
     memo.candidate();
@@ -702,6 +702,7 @@ void NcclCollectives::Op::consultMemo() {
         return;
     }
     m_memo = Memo::Recording;
+    memo.recordingStarted(m_domain.id);
     m_domainReplays = memo.replaysIn(m_domain.id);
     m_recording.finishPs.assign(size(), 0);
     m_ownMessages = 0;
@@ -728,9 +729,14 @@ CollectiveMemo::Key NcclCollectives::Op::memoKey(TimePs firstJoinPs) const {
                             static_cast<uint64_t>(m_stepCostNs),
                             static_cast<uint64_t>(m_loopCostNs),
                             static_cast<uint64_t>(m_fillNs),
-                            m_peerBytes,
-                            m_peerChannels,
-                            m_depth};
+                            m_depth,
+                            m_shape.nvswitch};
+    // The description's servers (hops between them are Net, the ring's order is by local index), which the
+    // domain's cabling need not show.
+    for (const std::vector<uint32_t>& server : m_servers) {
+        key.push_back(server.size());
+        key.insert(key.end(), server.begin(), server.end());
+    }
     for (const Member& m : m_members) {
         key.push_back(m.joinPs - firstJoinPs);
     }
@@ -744,13 +750,9 @@ void NcclCollectives::Op::finishRecording() {
     const bool alone = m_owner.m_network.privateDomain(m_ranks, now) &&
                        now.messagesStarted - m_domain.messagesStarted == m_ownMessages &&
                        memo.replaysIn(m_domain.id) == m_domainReplays;
-    if (!alone) {
-        memo.discard();
-        return;
-    }
     m_recording.messages = m_ownMessages;
     m_recording.bytes = m_ownBytes;
-    memo.record(std::move(m_memoKey), std::move(m_recording));
+    memo.recordingEnded(m_domain.id, std::move(m_memoKey), alone ? &m_recording : nullptr);
 }
 
 void NcclCollectives::Op::replayedDone(uint64_t pos) {

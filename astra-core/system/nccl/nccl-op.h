@@ -17,6 +17,7 @@
 #include "nccl-device-costs.h"
 #include "nccl-memo.h"
 #include "util/flat-index.h"
+#include "util/mix-hash.h"
 #include "util/pools.h"
 
 namespace mlnet::nccl {
@@ -203,7 +204,6 @@ private:
     void replayedDone(uint64_t pos);
     void finishRecording();
     void countMessage(uint64_t wire) {
-        ++m_owner.m_messages;
         ++m_ownMessages;
         m_ownBytes += wire;
     }
@@ -441,10 +441,8 @@ private:
     };
     struct WayHash {
         uint64_t operator()(const Way& w) const {
-            uint64_t h = (uint64_t{std::get<0>(w)} << 32 | std::get<1>(w)) * 0x9E3779B97F4A7C15ull;
-            h ^= (uint64_t{std::get<2>(w)} << 40 | uint64_t{std::get<3>(w)} << 32 | std::get<4>(w)) +
-                 0x7F4A7C15ull + (h << 6) + (h >> 2);
-            return h * 0xbf58476d1ce4e5b9ull;
+            return MixHash(uint64_t{std::get<0>(w)} << 32 | std::get<1>(w),
+                           uint64_t{std::get<2>(w)} << 40 | uint64_t{std::get<3>(w)} << 32 | std::get<4>(w));
         }
     };
     FlatIndex<Way, WayHash> m_readyIndex;  // way -> slot in m_ready

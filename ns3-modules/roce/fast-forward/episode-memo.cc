@@ -6,7 +6,7 @@
 #include "ns3/simulator.h"
 
 #include "roce-timing.h"
-#include "state-hash.h"
+#include "util/mix-hash.h"
 
 namespace mlnet::roce {
 

@@ -7,7 +7,7 @@
 #include "ns3/abort.h"
 
 #include "roce-simulator-impl.h"
-#include "state-hash.h"
+#include "util/mix-hash.h"
 
 namespace mlnet::roce {
 

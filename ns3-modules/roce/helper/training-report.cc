@@ -249,6 +249,8 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
         // replayed collectives' messages, as their recordings sent them.
         j["collective_memo"] = {{"candidates", memo->candidates},
                                 {"recorded", memo->recorded},
+                                {"confirmed", memo->confirmed},
+                                {"mismatched", memo->mismatched},
                                 {"discarded", memo->discarded},
                                 {"replayed", memo->replayed},
                                 {"interfered", memo->interfered},

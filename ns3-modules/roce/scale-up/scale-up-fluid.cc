@@ -12,10 +12,9 @@ ScaleUpFluid::ScaleUpFluid(const TopologySpec& spec, const Routing& routing)
       m_routing(routing),
       m_fluid(*this, makeCallback<&ScaleUpFluid::Arrived>(this)),
       m_link(2 * spec.cables.size(), UINT32_MAX) {
-    const auto scaleUp = [&](uint32_t v) { return spec.isSwitch(v) && spec.tierName(v) == kTier; };
     for (uint32_t c = 0; c < spec.cables.size(); ++c) {
         const SpecCable& cable = spec.cables[c];
-        if (!scaleUp(cable.a) && !scaleUp(cable.b)) {
+        if (!IsScaleUpSwitch(cable.a) && !IsScaleUpSwitch(cable.b)) {
             continue;
         }
         const double bytesPerNs = static_cast<double>(cable.rateBps) / 8e9;
@@ -34,6 +33,10 @@ ScaleUpFluid::ScaleUpFluid(const TopologySpec& spec, const Routing& routing)
     FindPrivateDomains();
 }
 
+bool ScaleUpFluid::IsScaleUpSwitch(uint32_t node) const {
+    return m_spec.isSwitch(node) && m_spec.tierName(node) == kTier;
+}
+
 void ScaleUpFluid::FindPrivateDomains() {
     m_domainOf.assign(m_spec.numHosts(), UINT32_MAX);
     m_placeOf.assign(m_spec.numHosts(), 0);
@@ -41,7 +44,7 @@ void ScaleUpFluid::FindPrivateDomains() {
     for (uint32_t c = 0; c < m_spec.cables.size(); ++c) {
         const SpecCable& cable = m_spec.cables[c];
         for (const uint32_t v : {cable.a, cable.b}) {
-            if (m_spec.isSwitch(v) && m_spec.tierName(v) == kTier) {
+            if (IsScaleUpSwitch(v)) {
                 cablesOf[v].push_back(c);
             }
         }

@@ -67,6 +67,7 @@ private:
     };
     void Arrived(uint64_t slot);
     bool ShareASwitch(uint32_t hostA, uint32_t hostB) const;
+    bool IsScaleUpSwitch(uint32_t node) const;
     void FindPrivateDomains();
 
     struct Domain {
