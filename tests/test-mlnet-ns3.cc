@@ -1005,6 +1005,11 @@ TEST_F(MlnetNs3CollectiveMemo, ForeignTrafficDuringAReplayIsReportedAndStopsTheM
     ASSERT_EQ(late.status, 0) << late.err;
     const auto& m = late.summary["collective_memo"];
     EXPECT_EQ(m["interfered"], 1) << m;
+    EXPECT_EQ(m["candidates"].get<uint64_t>(),
+              m["recorded"].get<uint64_t>() + m["confirmed"].get<uint64_t>() +
+                  m["mismatched"].get<uint64_t>() + m["discarded"].get<uint64_t>() +
+                  m["replayed"].get<uint64_t>())
+        << m;
     // Group 1's second and third replayed; group 2's found the domain held, and the fourth came after the
     // stop: neither was a candidate.
     EXPECT_EQ(m["replayed"], 2) << m;

@@ -6,12 +6,9 @@ namespace mlnet::nccl {
 
 void CollectiveMemo::recordingEnded(uint64_t domain, Key key, const Outcome* outcome) {
     --m_domains[domain].recordings;
-    if (!outcome) {
+    if (!outcome || !enabled()) {  // another's messages in the domain, or the memo stopped meanwhile
         ++m_stats.discarded;
         return;
-    }
-    if (!enabled()) {
-        return;  // stopped meanwhile: nothing more is kept
     }
     const auto [it, fresh] = m_outcomes.try_emplace(std::move(key), Entry{*outcome});
     if (fresh) {

@@ -37,7 +37,7 @@ public:
         uint64_t confirmed = 0;   // recorded again (side by side with the first) with the same outcome
         uint64_t mismatched =
             0;                   // recorded again with another outcome: the key is not enough, never replayed
-        uint64_t discarded = 0;  // simulated, but something else used the domain meanwhile
+        uint64_t discarded = 0;  // simulated, but another's messages used the domain (or the memo stopped)
         uint64_t replayed = 0;   // took a recorded outcome
         uint64_t interfered = 0;  // replays during which something else started in the domain
         uint64_t replayedMessages = 0, replayedBytes = 0;
