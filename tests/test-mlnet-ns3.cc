@@ -970,6 +970,39 @@ TEST_F(MlnetNs3CollectiveMemo, ReductionsInTheSwitchAreNeverCandidates) {
     EXPECT_EQ(nvlsRuns, 256u);
 }
 
+// The members' start offsets are part of the key. Even members join the first all-reduce a microsecond late
+// and finish it a microsecond late; the odd ones then compute a microsecond longer, so the second starts
+// together; and so on. The two patterns alternate: each is recorded once and replayed on its repeat, and
+// every collective starts and ends as in the run without the memo (a key without the offsets replays the
+// first pattern's outcome for the second, and the ends move).
+TEST_F(MlnetNs3CollectiveMemo, StaggeredJoinsAreKeyedByTheirOffsets) {
+    TraceSetBuilder b(16);
+    for (Rank r = 0; r < 16; ++r) {
+        RankTraceBuilder& t = b.rank(r);
+        uint64_t last = t.addProcessGroups({{1, {0, 1, 2, 3, 4, 5, 6, 7}, 0}});
+        if (r >= 8) {
+            t.addCompute("idle", 10, {last});  // the other server
+            continue;
+        }
+        for (uint32_t round = 0; round < 4; ++round) {
+            const bool late = (r % 2) == (round % 2);
+            last = t.addCompute("c", late ? 21 : 20, {last});
+            last = t.addCollective("ar", CollectiveType::AllReduce, 32 << 20, {last}, 1);
+        }
+    }
+    const std::string prefix = m_dir + "/staggered";
+    b.write(prefix);
+    const ToolRun full = ns3(prefix, m_net, "--cc=dcqcn", m_nccl);
+    const ToolRun memo = ns3(prefix, m_net, "--memoize-collectives --cc=dcqcn", m_nccl);
+    ASSERT_EQ(memo.status, 0) << memo.err;
+    EXPECT_EQ(collectives(memo), collectives(full));
+    const auto& m = memo.summary["collective_memo"];
+    EXPECT_EQ(m["candidates"], 4) << m;
+    EXPECT_EQ(m["recorded"], 2) << m;
+    EXPECT_EQ(m["replayed"], 2) << m;
+    EXPECT_EQ(m["outcomes"], 2) << m;
+}
+
 // A replay ends before it knows what else will use its domain: a group whose all-reduce starts in the middle
 // of the other group's replayed one in the same server is reported (interfered: the domain, not the links, is
 // the unit, so this is conservative) and memoization stops for the rest of the run.
