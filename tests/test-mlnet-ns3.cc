@@ -876,6 +876,16 @@ protected:
         }
         return out;
     }
+    // Runs the step without and with the memo (DCQCN), expects every collective at the same start and end,
+    // and gives the memo run.
+    ToolRun memoAgainstFull(const std::string& prefix, const std::string& net, const std::string& system) {
+        const ToolRun full = ns3(prefix, net, "--cc=dcqcn", system);
+        ToolRun memo = ns3(prefix, net, "--memoize-collectives --cc=dcqcn", system);
+        EXPECT_EQ(full.status, 0) << full.err;
+        EXPECT_EQ(memo.status, 0) << memo.err;
+        EXPECT_EQ(collectives(memo), collectives(full));
+        return memo;
+    }
     static uint64_t lines(const std::string& path) {
         const std::string text = readFileBytes(path);
         return static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
@@ -938,11 +948,7 @@ TEST_F(MlnetNs3CollectiveMemo, RepeatedTensorParallelAllReducesTakeTheRecordedOu
 // Two tensor-parallel groups of 4 in each server share its domain: whichever records first sees the other's
 // messages and keeps nothing, so nothing is replayed and the run is the full one.
 TEST_F(MlnetNs3CollectiveMemo, GroupsSharingADomainAreNeverReplayed) {
-    const std::string prefix = hybrid(4);
-    const ToolRun full = ns3(prefix, m_net, "--cc=dcqcn", m_nccl);
-    const ToolRun memo = ns3(prefix, m_net, "--memoize-collectives --cc=dcqcn", m_nccl);
-    ASSERT_EQ(memo.status, 0) << memo.err;
-    EXPECT_EQ(collectives(memo), collectives(full));
+    const ToolRun memo = memoAgainstFull(hybrid(4), m_net, m_nccl);
     const auto& m = memo.summary["collective_memo"];
     EXPECT_EQ(m["replayed"], 0) << m;
     EXPECT_GT(m["discarded"].get<uint64_t>(), 0u) << m;
@@ -958,11 +964,8 @@ TEST_F(MlnetNs3CollectiveMemo, ReductionsInTheSwitchAreNeverCandidates) {
     const std::string base = readFileBytes(m_nccl);
     const std::string system =
         write("sys-nvls.json", base.substr(0, base.rfind('}')) + R"(, "NCCL_ALGO": "NVLS,Ring"})");
-    const ToolRun full = ns3(prefix, nvls, "--cc=dcqcn", system);
-    const ToolRun memo = ns3(prefix, nvls, "--memoize-collectives --cc=dcqcn", system);
-    ASSERT_EQ(memo.status, 0) << memo.err;
+    const ToolRun memo = memoAgainstFull(prefix, nvls, system);
     EXPECT_EQ(memo.summary["collective_memo"]["candidates"], 0) << memo.summary["collective_memo"];
-    EXPECT_EQ(collectives(memo), collectives(full));
     uint32_t nvlsRuns = 0;  // every tensor-parallel all-reduce took it: 16 ranks x 4 layers x (2 + 2)
     for (const auto& c : memo.summary["collectives"]) {
         nvlsRuns += c.value("nccl", std::string()).rfind("NVLS/", 0) == 0 ? 1 : 0;
@@ -992,10 +995,7 @@ TEST_F(MlnetNs3CollectiveMemo, StaggeredJoinsAreKeyedByTheirOffsets) {
     }
     const std::string prefix = m_dir + "/staggered";
     b.write(prefix);
-    const ToolRun full = ns3(prefix, m_net, "--cc=dcqcn", m_nccl);
-    const ToolRun memo = ns3(prefix, m_net, "--memoize-collectives --cc=dcqcn", m_nccl);
-    ASSERT_EQ(memo.status, 0) << memo.err;
-    EXPECT_EQ(collectives(memo), collectives(full));
+    const ToolRun memo = memoAgainstFull(prefix, m_net, m_nccl);
     const auto& m = memo.summary["collective_memo"];
     EXPECT_EQ(m["candidates"], 4) << m;
     EXPECT_EQ(m["recorded"], 2) << m;
