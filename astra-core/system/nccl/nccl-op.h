@@ -15,7 +15,6 @@
 
 #include "nccl-collectives.h"
 #include "nccl-device-costs.h"
-#include "nccl-memo.h"
 #include "util/flat-index.h"
 #include "util/mix-hash.h"
 #include "util/pools.h"

@@ -596,8 +596,9 @@ int run(int argcGiven, char** argvGiven) {
     } else if (o.memoizeCollectives && run.outcome.collectiveMemo->candidates == 0) {
         std::cerr
             << "mlnet-ns3: --memoize-collectives had no effect: no collective had all its members in one "
-               "scale-up domain modelled as fluid (--scale-up=fluid), idle, and started within the "
-               "tuner's base latency of each other (docs/fast-forward.md)\n";
+               "scale-up domain modelled as fluid (--scale-up=fluid), idle, started within the "
+               "tuner's base latency of each other and reducing on the GPUs, not in a switch "
+               "(docs/fast-forward.md)\n";
     }
     run.cpuSeconds = processCpuSeconds() - cpuStart;
     run.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();

@@ -138,7 +138,7 @@ bool ScaleUpFluid::TryStart(uint64_t messageId, uint32_t srcHost, uint32_t dstHo
     p.src = srcHost;
     p.dst = dstHost;
     p.startPs = simNowPs();
-    p.domain = m_domainOf.empty() ? UINT32_MAX : m_domainOf[srcHost];
+    p.domain = m_domainOf[srcHost];
     if (p.domain != UINT32_MAX) {
         ++m_domains[p.domain].messagesStarted;
         ++m_domains[p.domain].inFlight;
