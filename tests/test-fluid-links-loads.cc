@@ -99,5 +99,37 @@ TEST(FluidLinksLoads, StoppingAFlowGivesBackWhatItHadLeft) {
     EXPECT_NEAR(a.atNs[1], 1'250'000, 1e-6 * 1.25e6);  // the rest at the whole link
 }
 
+// A link of a flow's own stands for its sender's rate limit: changing its bandwidth moves the max-min rates,
+// unless the link held the flow back neither before nor after (then no pass runs). A link counts what it
+// has sent, its flows' bytes and its loads' apart.
+TEST(FluidLinksLoads, BandwidthChangesMoveTheRatesAndLinksCountWhatTheySent) {
+    TestClock clock;
+    Arrivals a;
+    a.clock = &clock;
+    FluidLinks fluid(clock, makeCallback<&Arrivals::arrived>(&a));
+    const uint32_t shared = fluid.addLink(1.0, 0), reverse = fluid.addLink(1.0, 0),
+                   cap = fluid.addLink(0.2, 0);
+    fluid.start(0, {cap, shared}, 1'000'000, {}, 0);
+    fluid.start(1, {shared}, 1'000'000, {reverse}, 0.1);
+    clock.runUntil(100'000);  // 0.2 and 0.8 bytes per ns
+    EXPECT_DOUBLE_EQ(fluid.carriedBytesPerNs(shared), 1.0);
+    EXPECT_NEAR(fluid.sentBytes(shared).flows, 100'000, 1e-6);
+    EXPECT_NEAR(fluid.sentBytes(reverse).loads, 8'000, 1e-6);
+    fluid.setBandwidth(cap, 0.6);  // 0.5 each from here
+    clock.runUntil(200'000);
+    EXPECT_NEAR(fluid.remainingBytes(0), 930'000, 1e-6);
+    EXPECT_NEAR(fluid.sentBytes(shared).flows, 200'000, 1e-6);
+    EXPECT_NEAR(fluid.sentBytes(reverse).loads, 13'000, 1e-6);
+    const uint64_t passes = fluid.counters().rateRecomputations;
+    fluid.setBandwidth(cap, 0.9);  // above the 0.5 the shared link leaves it, as 0.6 was: nothing moves
+    clock.runUntil(200'000);
+    EXPECT_EQ(fluid.counters().rateRecomputations, passes);
+    clock.runUntil(1e9);
+    EXPECT_NEAR(a.atNs[1], 1'940'000, 1e-3);                 // 870,000 bytes left at 0.5
+    EXPECT_NEAR(a.atNs[0], 1'940'000 + 60'000 / 0.9, 1e-3);  // then alone, at its own link's 0.9
+    EXPECT_NEAR(fluid.sentBytes(shared).flows, 2'000'000, 1e-3);
+    EXPECT_DOUBLE_EQ(fluid.carriedBytesPerNs(shared), 0.0);
+}
+
 }  // namespace
 }  // namespace mlnet

@@ -163,31 +163,57 @@ TEST(UncontendedFluid, NoFluidFlowStartsSoonAfterCongestion) {
     }
 }
 
-TEST(UncontendedFluid, RefusedWhereNoFluidFlowStandsForALoneFlow) {
-    {
-        Diagnostics diag;
-        FabricSettings s;
-        s.ecn = {{k100G, 20'000, 200'000, 0.2}};
-        const CcSelection selection = selectCongestionControl(HpccConfig{}, "hpcc", "paper", diag);
-        s.ccFactory = selection.factory;
-        s.nic.intEnabled = true;
-        s.fluidUncontended = true;
-        TestNetwork net(star(2), s, diag);
-        EXPECT_NE(
-            diag.format(Severity::Error).find("hpcc does not keep a flow alone on its path at its line rate"),
-            std::string::npos)
-            << diag.format(Severity::Error);
+// Under HPCC a lone flow does not keep its line rate: its telemetry steers it to about η of the port, and
+// flows that share a NIC cut their rates commit by commit until their sum falls below it, then climb back
+// as others end. Each fluid flow runs HPCC on the fluid links' telemetry, on the packets' ACK clock: a lone
+// message of any size, eight that share a NIC (the four long ones climbing back once the short ones end),
+// a ring and a NIC shared by two destinations from different starts all end within 1 % of their packets
+// (a share of η at the switch ports instead put the long ones 17 % off, and an ACK per round trip instead
+// of per commit 8.5 %).
+TEST(UncontendedFluid, HpccMessagesRunTheirCongestionControlOnTheFluidsTelemetry) {
+    const std::vector<std::vector<Flow>> cases{
+        {{0, 1, 64'000, 0}},
+        {{0, 1, 1'000'000, 0}},
+        {{0, 1, 4'000'123, 0}},
+        {{0, 1, 1'310'848, 0},
+         {0, 1, 1'310'848, 0},
+         {0, 1, 1'310'848, 0},
+         {0, 1, 1'310'848, 0},
+         {0, 1, 2'097'152, 0},
+         {0, 1, 2'097'152, 0},
+         {0, 1, 2'097'152, 0},
+         {0, 1, 2'097'152, 0}},
+        {{0, 1, 2'000'000, 0}, {1, 2, 2'000'000, 0}, {2, 3, 2'000'000, 0}, {3, 0, 2'000'000, 0}},
+        {{0, 1, 1'000'000, 0}, {0, 2, 500'000, 20'000'000}},
+    };
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+        SCOPED_TRACE("case " + std::to_string(k));
+        const Outcome full = run("hpcc", 4, cases[k], false);
+        const Outcome fluid = run("hpcc", 4, cases[k], true);
+        ASSERT_EQ(full.totals.ecnMarks + full.totals.pauseFrames, 0u);
+        EXPECT_EQ(fluid.fluid.messages, cases[k].size());
+        EXPECT_EQ(fluid.fluid.packetMessages, 0u);
+        EXPECT_GT(fluid.fluid.steeredAcks, 0u);
+        EXPECT_GT(fluid.fluid.steeredRateChanges, 0u);
+        ASSERT_EQ(fluid.fct.size(), full.fct.size());
+        for (std::size_t i = 0; i < full.fct.size(); ++i) {
+            EXPECT_NEAR(fctError(fluid.fct[i], full.fct[i]), 0.0, 0.01) << "flow " << i;
+        }
+        EXPECT_EQ(fluid.delivered, totalBytes(cases[k]));
+        EXPECT_EQ(fluid.totals.dataPacketHops, full.totals.dataPacketHops);
     }
-    {
-        Diagnostics diag;
-        FabricSettings s;
-        s.ecn = {{k100G, 20'000, 200'000, 0.2}};
-        s.fluidUncontended = true;
-        s.reuseConnections = true;
-        TestNetwork net(star(2), s, diag);
-        EXPECT_NE(diag.format(Severity::Error).find("need one queue pair per message"), std::string::npos)
-            << diag.format(Severity::Error);
-    }
+}
+
+// Queue pairs kept from message to message carry congestion-control state that no fluid flow holds.
+TEST(UncontendedFluid, RefusedWithQueuePairsKeptPerPeer) {
+    Diagnostics diag;
+    FabricSettings s;
+    s.ecn = {{k100G, 20'000, 200'000, 0.2}};
+    s.fluidUncontended = true;
+    s.reuseConnections = true;
+    TestNetwork net(star(2), s, diag);
+    EXPECT_NE(diag.format(Severity::Error).find("need one queue pair per message"), std::string::npos)
+        << diag.format(Severity::Error);
 }
 
 }  // namespace

@@ -81,9 +81,7 @@ void FluidLinks::collectComponent(uint32_t seedLink) {
         if (ls.flows.empty() && ls.loads.empty()) {
             continue;
         }
-        if (!ls.flows.empty()) {
-            m_componentLinks.push_back(link);
-        }
+        (ls.flows.empty() ? m_componentLoadLinks : m_componentLinks).push_back(link);
         ls.component = component;
         for (const std::vector<LinkFlow>* list : {&ls.flows, &ls.loads}) {
             for (const LinkFlow& lf : *list) {
@@ -111,9 +109,15 @@ void FluidLinks::recompute(uint64_t) {
     m_recomputeScheduled = false;
     ++m_epoch;
     m_componentLinks.clear();
+    m_componentLoadLinks.clear();
     m_componentFlows.clear();
     m_componentChangeNs.clear();
     for (const Change& change : m_changes) {
+        LinkState& ls = m_links[change.link];
+        if (ls.flows.empty() && ls.loads.empty()) {
+            accrue(ls, change.timeNs);
+            ls.carried = {};  // idle: in no component
+        }
         if (m_links[change.link].stamp != m_epoch) {
             const std::size_t before = m_componentFlows.size();
             collectComponent(change.link);
@@ -138,6 +142,7 @@ void FluidLinks::recompute(uint64_t) {
     ++m_counters.rateRecomputations;
     m_counters.flowRateUpdates += m_componentFlows.size();
     waterFill();
+    account();
 
     m_held.clear();
     for (uint32_t id : m_componentFlows) {
@@ -160,6 +165,24 @@ void FluidLinks::recompute(uint64_t) {
     }
     for (uint32_t id : m_held) {
         m_clock.heldDownstream(id);
+    }
+}
+
+// The links' sent bytes at the old rates up to their component's change, then what they carry from there.
+void FluidLinks::account() {
+    for (const std::vector<uint32_t>* links : {&m_componentLinks, &m_componentLoadLinks}) {
+        for (uint32_t link : *links) {
+            LinkState& ls = m_links[link];
+            accrue(ls, m_componentChangeNs[ls.component]);
+            ls.carried = {};
+            for (const LinkFlow& lf : ls.flows) {
+                ls.carried.flows += m_flows[lf.flow].newRateBytesPerNs;
+            }
+            for (const LinkFlow& lf : ls.loads) {
+                const Flow& f = m_flows[lf.flow];
+                ls.carried.loads += f.loadFactor * f.newRateBytesPerNs;
+            }
+        }
     }
 }
 
@@ -249,12 +272,51 @@ void FluidLinks::fill(Loads loads) {
     }
 }
 
+double FluidLinks::remainingBytes(uint32_t id) const {
+    const Flow& flow = m_flows[id];
+    // A flow whose first rate pass has not run yet has sent nothing.
+    return std::max(
+        0.0, flow.remainingBytes - flow.rateBytesPerNs * std::max(0.0, m_clock.nowNs() - flow.updatedNs));
+}
+
+FluidLinks::Sent FluidLinks::sentBytes(uint32_t link) const {
+    const LinkState& ls = m_links[link];
+    const double elapsedNs = std::max(0.0, m_clock.nowNs() - ls.sentAtNs);
+    return {ls.sent.flows + ls.carried.flows * elapsedNs, ls.sent.loads + ls.carried.loads * elapsedNs};
+}
+
+void FluidLinks::accrue(LinkState& ls, double untilNs) {
+    if (untilNs > ls.sentAtNs) {
+        ls.sent.flows += ls.carried.flows * (untilNs - ls.sentAtNs);
+        ls.sent.loads += ls.carried.loads * (untilNs - ls.sentAtNs);
+        ls.sentAtNs = untilNs;
+    }
+}
+
+void FluidLinks::setBandwidth(uint32_t link, double bytesPerNs) {
+    LinkState& ls = m_links[link];
+    const double before = ls.bandwidthBytesPerNs;
+    ls.bandwidthBytesPerNs = bytesPerNs;
+    if (ls.flows.empty() && ls.loads.empty()) {
+        return;
+    }
+    // A link below both bandwidths (by more than rounding) was no flow's bottleneck and is none now: max-min
+    // rates stay (a pending pass recomputes them anyway).
+    constexpr double kRounding = 1e-6;
+    if (carriedBytesPerNs(link) < std::min(before, bytesPerNs) * (1 - kRounding)) {
+        return;
+    }
+    m_changes.push_back({link, m_clock.nowNs()});
+    if (!m_recomputeScheduled) {
+        m_recomputeScheduled = true;
+        m_clock.soon(makeCallback<&FluidLinks::recompute>(this));
+    }
+}
+
 double FluidLinks::stop(uint32_t id) {
     Flow& flow = m_flows[id];
     const double nowNs = m_clock.nowNs();
-    // A flow whose first rate pass has not run yet has sent nothing.
-    const double remaining =
-        std::max(0.0, flow.remainingBytes - flow.rateBytesPerNs * std::max(0.0, nowNs - flow.updatedNs));
+    const double remaining = remainingBytes(id);
     for (const Hop& hop : flow.hops) {
         m_links[hop.link].carriedBytes -= static_cast<uint64_t>(remaining);
     }

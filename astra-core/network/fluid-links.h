@@ -54,6 +54,20 @@ public:
     // Takes a sending flow off its links now, without an arrival: the bytes it had left to send (its
     // pending finish event goes stale, the others' rates are recomputed).
     double stop(uint32_t id);
+    // The bytes a sending flow has left now.
+    double remainingBytes(uint32_t id) const;
+    // A link's bandwidth changes now (a flow's own link standing for its sender's rate limit). Where the
+    // link held back none of its flows and still does not, no rate moves and no pass runs.
+    void setBandwidth(uint32_t link, double bytesPerNs);
+    // What a link carries now, bytes/ns: its flows' rates and the loads on it.
+    double carriedBytesPerNs(uint32_t link) const {
+        return m_links[link].carried.flows + m_links[link].carried.loads;
+    }
+    // Bytes a link has sent so far at those rates (a port's counter), its flows' and its loads' apart.
+    struct Sent {
+        double flows = 0, loads = 0;
+    };
+    Sent sentBytes(uint32_t link) const;
 
     struct Counters {
         uint64_t flowsStarted = 0;
@@ -100,6 +114,9 @@ private:
         double bandwidthBytesPerNs = 0;
         double latencyNs = 0;
         double residualBytesPerNs = 0;
+        Sent carried;  // bytes/ns since sentAtNs
+        Sent sent;     // bytes up to sentAtNs
+        double sentAtNs = 0;
         uint64_t carriedBytes = 0;
         uint64_t stamp = 0;
         uint32_t component = 0;
@@ -126,6 +143,8 @@ private:
     void recompute(uint64_t);
     void collectComponent(uint32_t seedLink);
     void waterFill();
+    void account();
+    static void accrue(LinkState& link, double untilNs);
     enum class Loads : uint8_t { None, Previous, New };
     // How far below its first link's share a flow must be held to count as held downstream: ties (a ring
     // whose every link has the same share) are not.
@@ -145,7 +164,8 @@ private:
     std::vector<Change> m_changes;
     std::vector<double> m_componentChangeNs;
     std::vector<uint32_t> m_held;
-    std::vector<uint32_t> m_componentLinks;
+    std::vector<uint32_t> m_componentLinks;      // with flows
+    std::vector<uint32_t> m_componentLoadLinks;  // with loads alone
     std::vector<uint32_t> m_componentFlows;
     std::vector<uint32_t> m_stack;
     std::vector<Share> m_heap;

@@ -301,7 +301,8 @@ int run(int argcGiven, char** argvGiven) {
                  o.memoize);
     cmd.AddValue("fluid-uncontended",
                  "carry a message that meets no other flow at any switch queue as a fluid flow at its line "
-                 "rate instead of packets; where flows meet, packets; summary.json tells how much",
+                 "rate (HPCC: at the rate it sets on the fluid's telemetry) instead of packets; where flows "
+                 "meet, packets; summary.json tells how much",
                  o.fluidUncontended);
     cmd.AddValue("memoize-collectives",
                  "NCCL collectives inside one scale-up domain (NVLink) that repeat a recorded one exactly "

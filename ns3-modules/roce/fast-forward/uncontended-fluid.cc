@@ -37,9 +37,12 @@ UncontendedFluid::UncontendedFluid(const TopologySpec& spec, const Routing& rout
     if (nic.ackChunkBytes > 0) {
         acksPerPacket += static_cast<double>(mtu) / static_cast<double>(nic.ackChunkBytes);
     }
-    const double ack = nic.frames.Ack(0, nic.intEnabled) + nic.frames.OverheadBytes();
-    const double data = nic.frames.Data(mtu, nic.intEnabled) + nic.frames.OverheadBytes();
-    m_ackWeight = std::min(1.0, acksPerPacket) * ack / data;
+    m_acksPerPacket = std::min(1.0, acksPerPacket);
+    if (m_fabric.steer) {
+        m_steering = std::make_unique<FluidSteering>(m_fluid, spec, m_fabric.steer, m_fabric.flowParams,
+                                                     nic.frames.Data(mtu, nic.intEnabled),
+                                                     nic.frames.OverheadBytes(), nic.intEnabled);
+    }
 }
 
 TimePs UncontendedFluid::FrameTimePs(uint32_t link, uint64_t frameBytes) const {
@@ -107,11 +110,24 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
                   static_cast<int64_t>(FrameTimePs(m.links[i], lastFrame));
     }
     m.dataLatencyPs = static_cast<TimePs>(lastOut) + m_spec.cables[m.links.back() / 2].delayPs;
+    // An ACK echoes the INT records of the switches the data crossed.
+    m.ackFrameBytes = frames.Ack(static_cast<uint32_t>(m.links.size() - 1), m_nic.intEnabled);
+    m.ackWeight =
+        m_acksPerPacket * static_cast<double>(m.ackFrameBytes + overhead) / static_cast<double>(fullFrame);
     const uint64_t ack =
         frames.Ack(static_cast<uint32_t>(m.links.size()), m_nic.intEnabled) + frames.OverheadBytes();
     m.ackLatencyPs = 0;
     for (uint32_t link : m.acks) {
         m.ackLatencyPs += m_spec.cables[link / 2].delayPs + FrameTimePs(link, ack);
+    }
+    // A full frame's round trip: onto each cable (a cut-through switch starts it once its header is in),
+    // across them, back as an ACK.
+    m.roundTripPs = m.ackLatencyPs;
+    for (std::size_t i = 0; i < m.links.size(); ++i) {
+        m.roundTripPs += m_spec.cables[m.links[i] / 2].delayPs + FrameTimePs(m.links[i], fullFrame);
+        if (m_cutThrough && i > 0) {
+            m.roundTripPs -= FrameTimePs(m.links[i - 1], fullFrame) - FrameTimePs(m.links[i - 1], header);
+        }
     }
     m_stats.packetHops += packets * m.links.size();
     ++m_stats.messages;
@@ -171,7 +187,13 @@ void UncontendedFluid::StartFluid(uint32_t slot) {
         m_fluidAcksOn[link].push_back(slot);
     }
     ++m_fluidInFlight;
-    m_fluid.start(slot, m.links, m.wireBytes, m.acks, m_ackWeight);
+    if (m_steering) {
+        m_fluid.start(slot, m_steering->Route(slot, m.links), m.wireBytes, m.acks, m.ackWeight);
+        m_steering->Begin(slot, m.src, m.dst, m.links, static_cast<double>(m.wireBytes), m.roundTripPs,
+                          m.ackFrameBytes);
+    } else {
+        m_fluid.start(slot, m.links, m.wireBytes, m.acks, m.ackWeight);
+    }
 }
 
 void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs) {
@@ -221,6 +243,9 @@ void UncontendedFluid::Release(uint32_t slot) {
         return;
     }
     m.holding = false;
+    if (m.fluid && m_steering) {
+        m_steering->End(slot);
+    }
     const auto off = [slot](std::vector<uint32_t>& on) { on.erase(std::find(on.begin(), on.end(), slot)); };
     for (uint32_t link : m.links) {
         m.fluid ? off(m_fluidOn[link]) : void(--m_packetUsers[link]);
@@ -272,6 +297,9 @@ void UncontendedFluid::ConvertOne(uint32_t slot) {
 }
 
 void UncontendedFluid::heldDownstream(uint32_t id) {
+    if (m_steering) {
+        return;  // the senders follow their switch ports' telemetry: no queue builds however rates fall
+    }
     // Called from inside a rate pass: converted right after it.
     if (m_held.empty()) {
         Later(0, makeCallback<&UncontendedFluid::ConvertHeld>(this, 0));
@@ -332,6 +360,10 @@ void UncontendedFluid::Acknowledged(uint64_t slot) {
 UncontendedFluidStats UncontendedFluid::Stats() const {
     UncontendedFluidStats s = m_stats;
     s.ratePasses = m_fluid.counters().rateRecomputations;
+    if (m_steering) {
+        s.steeredAcks = m_steering->Stats().acks;
+        s.steeredRateChanges = m_steering->Stats().rateChanges;
+    }
     return s;
 }
 

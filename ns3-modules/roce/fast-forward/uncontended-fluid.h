@@ -1,8 +1,11 @@
 // Messages alone on their path as fluid flows (FabricSettings::fluidUncontended): a RoCE flow that meets no
 // other flow at any switch queue sends at its line rate from its first packet to its last, marks nothing,
-// pauses nothing, and its congestion control never moves (cc::CongestionControl::lineRateWhenAlone: not
-// HPCC); what the packet model would give for it is a closed form. Collectives on rails are mostly such flows
-// (a ring's step from one NIC to the next), and the packets they cost are most of a large step's.
+// pauses nothing, and its congestion control never moves (cc::CongestionControl::lineRateWhenAlone); what
+// the packet model would give for it is a closed form. Under HPCC, whose telemetry steers even a lone flow,
+// each fluid flow runs its congestion control on the fluid links' telemetry instead (fluid-steering.h), and
+// a switch whose port gets less than the source sends holds no queue (the source follows the port), so
+// that moves nothing to packets. Collectives on rails are mostly such flows (a ring's step from one NIC to
+// the next), and the packets they cost are most of a large step's.
 //
 // Rule, checked when a message starts: no cable of its data or ACK path carries a packet-level message's data
 // or ACKs (packets see no fluid load, and fluid flows see no packets), and at
@@ -26,16 +29,18 @@
 //
 // A fluid flow's ACKs are a load on its reverse path, an ACK frame per acknowledged packet, served ahead of
 // data as the NICs send control frames first (FluidLinks' loads): a ring's NICs each send data and ACKs,
-// and the ACKs take about 7 % of a link at a 1 KB MTU. A switch's shared buffer holds none of a fluid flow's
-// bytes.
+// and the ACKs take about 7 % of a link at a 1 KB MTU (more with the INT records HPCC's ACKs echo). A
+// switch's shared buffer holds none of a fluid flow's bytes.
 #ifndef MLNET_ROCE_UNCONTENDED_FLUID_H
 #define MLNET_ROCE_UNCONTENDED_FLUID_H
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core-fluid-clock.h"
+#include "fluid-steering.h"
 #include "network/fluid-links.h"
 #include "network/routing.h"
 #include "network/topology-spec.h"
@@ -46,14 +51,16 @@ namespace mlnet::roce {
 
 // What the fluid side carried in a run, for summary.json.
 struct UncontendedFluidStats {
-    uint64_t messages = 0;        // started as fluid flows
-    uint64_t bytes = 0;           // their payload
-    uint64_t converted = 0;       // of them, moved to packet level when traffic met them
-    uint64_t heldDownstream = 0;  // of those, because a switch could not take what their source sent
-    uint64_t convertedBytes = 0;  // the payload those still had to send then
-    uint64_t packetMessages = 0;  // messages started at packet level
-    uint64_t packetHops = 0;      // data packet-hops the fluid bytes stand for
-    uint64_t ratePasses = 0;      // max-min recomputations
+    uint64_t messages = 0;            // started as fluid flows
+    uint64_t bytes = 0;               // their payload
+    uint64_t converted = 0;           // of them, moved to packet level when traffic met them
+    uint64_t heldDownstream = 0;      // of those, because a switch could not take what their source sent
+    uint64_t convertedBytes = 0;      // the payload those still had to send then
+    uint64_t packetMessages = 0;      // messages started at packet level
+    uint64_t packetHops = 0;          // data packet-hops the fluid bytes stand for
+    uint64_t ratePasses = 0;          // max-min recomputations
+    uint64_t steeredAcks = 0;         // ACKs made for their congestion control (fluid-steering.h)
+    uint64_t steeredRateChanges = 0;  // of them, those that moved a flow's rate
 };
 
 class UncontendedFluid : private CoreFluidClock {
@@ -69,8 +76,13 @@ public:
             start;
         // Marks, pauses and drops so far: a count whose growth means the network is congested somewhere.
         std::function<uint64_t()> congestion;
+        // Set where the congestion control steers even a lone flow (fluid-steering.h): each fluid flow runs
+        // it, with the parameters its queue pair would get.
+        FluidSteering::Factory steer;
+        FluidSteering::ParamsOf flowParams;
     };
     // `cutThrough`: switches forward a frame once its header is in.
+    // Refuses nothing: the fabric checks the settings (one queue pair per message).
     UncontendedFluid(const TopologySpec& spec, const Routing& routing, const NicSettings& nic,
                      bool cutThrough, Fabric fabric);
 
@@ -94,7 +106,9 @@ private:
         uint8_t priority = 0;
         uint16_t sport = 0, dport = 0;
         TimePs startPs = 0;
-        TimePs dataLatencyPs = 0, ackLatencyPs = 0;
+        TimePs dataLatencyPs = 0, ackLatencyPs = 0, roundTripPs = 0;
+        uint32_t ackFrameBytes = 0;   // its ACKs' frames (with the INT records they echo)
+        double ackWeight = 0;         // ACK wire bytes per data wire byte (full frames)
         std::vector<uint32_t> links;  // directed cables of the data path (2 x cable + direction)
         std::vector<uint32_t> acks;   // and of its ACK path
         bool fluid = false;           // on the fluid links; else a packet-level message
@@ -134,6 +148,7 @@ private:
     bool m_cutThrough;
     Fabric m_fabric;
     FluidLinks m_fluid;
+    std::unique_ptr<FluidSteering> m_steering;
     std::vector<uint32_t> m_packetUsers;  // per directed cable: packet-level messages' data and ACKs on it
     std::vector<std::vector<uint32_t>> m_fluidOn;      // per directed cable: fluid messages' data on it
     std::vector<std::vector<uint32_t>> m_fluidAcksOn;  // and their ACKs
@@ -141,7 +156,7 @@ private:
     std::vector<char> m_down;                          // per cable
     SlotPool<Message> m_messages;                      // slot = fluid flow id
     std::vector<uint32_t> m_work, m_held;
-    double m_ackWeight = 0;  // ACK wire bytes per data wire byte (full frames)
+    double m_acksPerPacket = 0;  // ACKs per full data frame
     uint64_t m_deliveredBytes = 0, m_fluidInFlight = 0;
     UncontendedFluidStats m_stats;
 };

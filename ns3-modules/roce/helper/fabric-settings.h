@@ -84,8 +84,9 @@ struct FabricSettings {
     // Replay repeated episodes from a record instead of simulating them (episode-memo.h). Needs one queue
     // pair per message (reuseConnections off) and fast-forward off.
     bool memoizeEpisodes = false;
-    // Messages alone on their path (no switch queue can build on it) as fluid flows at their line rate
-    // instead of packets; where flows meet, packets (uncontended-fluid.h). Needs one queue pair per
+    // Messages alone on their path (no switch queue can build on it) as fluid flows at their line rate (HPCC:
+    // at the rate it sets on the fluid links' telemetry) instead of packets; where flows meet, packets
+    // (uncontended-fluid.h). Needs one queue pair per
     // message, fast-forward and memoized episodes off.
     bool fluidUncontended = false;
     // How the scale-up domains (cables of "scale-up" switches: NVLink) carry messages that stay inside

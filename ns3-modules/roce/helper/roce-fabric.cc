@@ -252,20 +252,17 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
                 "memoized episodes off");
             return;
         }
+        UncontendedFluid::Fabric hooks;
         if (m_settings.ccFactory) {
             cc::FlowParams probe;  // any path: whether a lone flow keeps its line rate does not depend on it
             probe.baseRttNs = 10'000;
             probe.bdpBytes = probe.lineRateBps / 8 * probe.baseRttNs / 1'000'000'000;
             probe.mtuBytes = m_settings.nic.mtuPayloadBytes;
-            const std::unique_ptr<cc::CongestionControl> cc = m_settings.ccFactory(probe);
-            if (!cc->lineRateWhenAlone()) {
-                diag.error(std::string("--fluid-uncontended: ") + cc->name() +
-                           " does not keep a flow alone on its path at its line rate (it steers it below "
-                           "through its feedback), so no fluid flow stands for it: run it at packet level");
-                return;
+            if (!m_settings.ccFactory(probe)->lineRateWhenAlone()) {
+                hooks.steer = m_settings.ccFactory;
+                hooks.flowParams = [this](uint32_t src, uint32_t dst) { return FlowParamsFor(src, dst); };
             }
         }
-        UncontendedFluid::Fabric hooks;
         hooks.sourcePort = [this](uint32_t src, uint32_t dst) { return NextSourcePort(src, dst); };
         hooks.start = [this](uint64_t id, uint32_t src, uint32_t dst, uint64_t size, uint8_t priority,
                              uint16_t sport, uint16_t dport, int64_t aloneNs, RoceNic::Done sent,

@@ -223,8 +223,9 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
     }
     if (const UncontendedFluid* fluid = inputs.fabric.UncontendedModel()) {
         const UncontendedFluidStats u = fluid->Stats();
-        // Messages alone on their path, carried as fluid flows at their line rate: no packet, mark or pause
-        // stands for their fluid part (their packet-hops are included in "network" above).
+        // Messages alone on their path, carried as fluid flows at their line rate (or at the rate their
+        // congestion control sets, steered_acks > 0): no packet, mark or pause stands for their fluid part
+        // (their packet-hops are included in "network" above).
         j["uncontended_fluid"] = {{"messages", u.messages},
                                   {"message_bytes", u.bytes},
                                   {"converted_to_packets", u.converted},
@@ -232,6 +233,8 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
                                   {"converted_bytes_left", u.convertedBytes},
                                   {"packet_level_messages", u.packetMessages},
                                   {"rate_passes", u.ratePasses},
+                                  {"steered_acks", u.steeredAcks},
+                                  {"steered_rate_changes", u.steeredRateChanges},
                                   {"extrapolated", {{"data_packet_hops", u.packetHops}}}};
     }
     if (const ScaleUpFluid* scaleUp = inputs.fabric.ScaleUpModel()) {
