@@ -118,7 +118,7 @@ void FluidLinks::recompute(uint64_t) {
             accrue(ls, change.timeNs);
             ls.carried = {};  // idle: in no component
         }
-        if (m_links[change.link].stamp != m_epoch) {
+        if (ls.stamp != m_epoch) {
             const std::size_t before = m_componentFlows.size();
             collectComponent(change.link);
             m_counters.largestComponentFlows =

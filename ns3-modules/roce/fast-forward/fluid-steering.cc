@@ -131,8 +131,8 @@ TimePs FluidSteering::GapPs(uint32_t id) const {
 // first frame and only takes the records; the second, one frame spacing later, reports the second frame
 // (the fast reaction, no commit yet). A commit comes with the ACK of the first frame sent after the last
 // one: the frames leave in step with the ACKs, a spacing apart, so that is a whole number of spacings
-// later, the first not shorter than the round trip (with eight flows sharing a NIC at a 4 KB MTU, a third
-// of a round trip more). Each reports the moment of the one before.
+// later, the first longer than the round trip (with sixteen flows sharing a NIC at a 4 KB MTU, a third of
+// a round trip more). Each reports the moment of the one before.
 void FluidSteering::Tick(uint64_t arg) {
     const uint32_t id = static_cast<uint32_t>(arg);
     Steered& f = m_flows[id];
