@@ -114,8 +114,7 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
     m.ackFrameBytes = frames.Ack(static_cast<uint32_t>(m.links.size() - 1), m_nic.intEnabled);
     m.ackWeight =
         m_acksPerPacket * static_cast<double>(m.ackFrameBytes + overhead) / static_cast<double>(fullFrame);
-    const uint64_t ack =
-        frames.Ack(static_cast<uint32_t>(m.links.size()), m_nic.intEnabled) + frames.OverheadBytes();
+    const uint64_t ack = m.ackFrameBytes + overhead;
     m.ackLatencyPs = 0;
     for (uint32_t link : m.acks) {
         m.ackLatencyPs += m_spec.cables[link / 2].delayPs + FrameTimePs(link, ack);
