@@ -71,6 +71,8 @@ TEST(CommandLines, BadNumbersAndArgumentsAreUsageErrors) {
         {"mlnet-ns3", "--memoize-episodes --fast-forward",
          "--memoize-episodes and --fast-forward cannot be combined yet"},
         {"mlnet-ns3", "--scale-up=nvlink", "--scale-up=nvlink: expected fluid"},
+        {"mlnet-ns3", "--link-delay-offset-ps=1000001", "--link-delay-offset-ps=1000001: is out of range"},
+        {"mlnet-ns3", "--link-delay-offset-ps=-1", "--link-delay-offset-ps=-1:"},
         {"mlnet-nccl-tests", "--scale-up=nvlink", "--scale-up 'nvlink': expected fluid or packet"},
         {"mlnet-ns3", "stray", "unexpected argument 'stray'"},
         {"mlnet-incast-study", "--senders=-1", "--senders=-1:"},

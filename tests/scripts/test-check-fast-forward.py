@@ -2,7 +2,8 @@
 """scripts/check-fast-forward and mlnet-ns3 --fast-forward on a 4-stage pipeline of 16 MiB activations (long
 messages on one leaf: steady for most of their time): fast-forward skips most of the step, the iteration time
 within 0.5 % and every FCT within 1 %, summary.json's fast_forward block and timeline.json's network track say what
-was skipped, --check passes, --json reports the same figures, and a bad option is refused.
+was skipped, --check passes, --json reports the same figures, a cable-delay ensemble moves the step by whole
+cable crossings, and a bad option is refused.
 
 Usage: tests/scripts/test-check-fast-forward.py BIN_DIR"""
 import json
@@ -63,6 +64,28 @@ class CheckFastForward(unittest.TestCase):
             spans = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "network"]
         self.assertEqual(len(spans), ff["jumps"])
         self.assertAlmostEqual(sum(e["dur"] for e in spans) * 1000, ff["skipped_ns"], delta=len(spans))
+
+    def test_a_delay_ensemble_moves_the_step_by_whole_cable_crossings(self):
+        # With no congestion control and no queue shared, every cable crossed on the step's critical path adds
+        # the offset once: 1 ns more per cable moves the end by a whole even number of ns (two cables a
+        # message), and 2 ns by exactly twice that.
+        out = os.path.join(self.dir.name, "delay")
+        r = check("--json", "--ensemble", "2", "--perturb", "delay", "--output", out, *self.args)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        result = json.loads(r.stdout)
+        ends = {}
+        for name, offset in [("full-0", None), ("delay-plus-1ns", 1000), ("delay-plus-2ns", 2000)]:
+            with open(os.path.join(out, name, "summary.json")) as f:
+                s = json.load(f)
+            self.assertEqual(s["inputs"].get("link_delay_offset_ps"), offset)
+            ends[name] = s["iteration_time_ns"]
+        one = ends["delay-plus-1ns"] - ends["full-0"]
+        self.assertGreater(one, 0)
+        self.assertEqual(one % 2, 0)
+        self.assertEqual(ends["delay-plus-2ns"] - ends["full-0"], 2 * one)
+        spread = result["ensemble_spread"]
+        self.assertEqual(spread["perturb"], "delay")
+        self.assertAlmostEqual(spread["iteration"], 2 * one / ends["full-0"])
 
     def test_the_table_names_every_figure(self):
         r = check(*self.args)

@@ -57,12 +57,14 @@ struct Options {
     // Numbers and flags as typed; read through CliNumbers after parsing.
     std::string queuesPerDimText = "1", injectionScaleText = "1", commScaleText = "1", computeScaleText = "1";
     std::string seedText = "0", maxMemoryText, fastForwardWindowText, scaleUp = "fluid";
+    std::string linkDelayOffsetText = "0";
     uint64_t queuesPerDim = 1;
     double injectionScale = 1, commScale = 1, computeScale = 1;
     bool rendezvous = false, overlap = false, strict = false, quiet = false, compareAnalytical = false;
     bool fastForward = false, memoize = false, fluidUncontended = false, memoizeCollectives = false;
     double fastForwardWindowUs = 0;  // 0: the congestion control's
     uint64_t seed = 0;               // 0: the description's
+    uint64_t linkDelayOffsetPs = 0;
     uint64_t maxMemoryBytes = availableMemoryBytes();
     ModelRuleOptions rules;
 
@@ -73,6 +75,7 @@ struct Options {
                n.real("comm-scale", commScaleText, 1, 1, commScale) &&
                n.real("compute-scale", computeScaleText, 1, 1, computeScale) &&
                n.count("seed", seedText, 0, kMaxSeed, seed) &&
+               n.count("link-delay-offset-ps", linkDelayOffsetText, 0, 1'000'000, linkDelayOffsetPs) &&
                (maxMemoryText.empty() || n.bytes("max-memory", maxMemoryText, maxMemoryBytes)) &&
                (fastForwardWindowText.empty() ||
                 n.real("fast-forward-window-us", fastForwardWindowText, 0.1, 1e6, fastForwardWindowUs)) &&
@@ -271,6 +274,10 @@ int run(int argcGiven, char** argvGiven) {
                  "random seed 1.." + std::to_string(kMaxSeed) +
                      " (ECN marking, losses, ECMP salt, background traffic)",
                  o.seedText);
+    tool.AddText(cmd, "link-delay-offset-ps",
+                 "add this many picoseconds (0..1000000) to every cable's delay: a change no user chose, to "
+                 "see how far the model itself moves (check-fast-forward --ensemble N --perturb delay)",
+                 o.linkDelayOffsetText);
     tool.AddText(cmd, "output-dir", "where summary.json, fct.txt, pfc.txt, qlen.txt and timeline.json go",
                  o.outputDir);
     tool.AddText(
@@ -377,6 +384,13 @@ int run(int argcGiven, char** argvGiven) {
 
     Diagnostics diag;
     std::optional<NetworkDescription> network = loadNetworkDescription(o.network, diag, o.topology);
+    if (network && o.linkDelayOffsetPs > 0) {
+        auto perturbed = std::make_shared<TopologySpec>(*network->topology);
+        for (SpecCable& cable : perturbed->cables) {
+            cable.delayPs += static_cast<TimePs>(o.linkDelayOffsetPs);
+        }
+        network->topology = std::move(perturbed);
+    }
     std::optional<std::vector<uint32_t>> logicalDims;
     if (!o.logical.empty()) {
         logicalDims = loadLogicalTopology(o.logical, diag);
@@ -642,9 +656,16 @@ int run(int argcGiven, char** argvGiven) {
         }
         timeline->close();
     }
-    RunInputs inputs{
-        o.workload, o.system, o.network, settings.form, selection.Name(), preset, describeModelRules(rules),
-        setup,      fabric};
+    RunInputs inputs{o.workload,
+                     o.system,
+                     o.network,
+                     settings.form,
+                     selection.Name(),
+                     preset,
+                     describeModelRules(rules),
+                     static_cast<TimePs>(o.linkDelayOffsetPs),
+                     setup,
+                     fabric};
     writeSummary(out.summary, inputs, run, diag);
     removeStaleOutputs(out, diag);
     printNetworkSummary(run, selection.Name(), out.summary);

@@ -167,6 +167,9 @@ bool writeSummary(const std::string& path, const RunInputs& inputs, const Traini
                    {"ranks", o.ranks.size()},         {"logical_dimensions", inputs.setup.logical.dimSizes},
                    {"congestion_control", inputs.cc}, {"cc_preset", inputs.ccPreset},
                    {"model_rules", inputs.modelRules}};
+    if (inputs.linkDelayOffsetPs > 0) {
+        j["inputs"]["link_delay_offset_ps"] = inputs.linkDelayOffsetPs;
+    }
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (std::size_t r = 0; r < o.ranks.size(); ++r) {
         const auto& rr = o.ranks[r];

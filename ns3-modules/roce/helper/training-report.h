@@ -69,6 +69,7 @@ struct TrainingRun {
 
 struct RunInputs {
     std::string workload, system, network, form, cc, ccPreset, modelRules;
+    TimePs linkDelayOffsetPs = 0;  // --link-delay-offset-ps: added to every cable's delay
     const TrainingSetup& setup;
     const RoceFabric& fabric;
 };
