@@ -2,7 +2,9 @@
 // flows share what the loads leave, and a flow taken off its links gives back the bytes it had left.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "network/fluid-links.h"
@@ -17,6 +19,8 @@ public:
     void soon(Callback c) override { m_events.push_back({m_now, c}); }
     void atDeparture(double t, Callback c) override { m_events.push_back({t, c}); }
     void atArrival(double t, Callback c) override { m_events.push_back({t, c}); }
+    void heldDownstream(uint32_t id) override { held.push_back(id); }
+    std::vector<uint32_t> held;  // every heldDownstream call, in order
     void runUntil(double endNs) {
         while (true) {
             std::size_t next = m_events.size();
@@ -79,6 +83,38 @@ TEST(FluidLinksLoads, ALoadIsNotAShare) {
     clock.runUntil(1e9);
     EXPECT_NEAR(a.atNs[0], 1'000'000, 1e-3 * 1'000'000);
     EXPECT_NEAR(a.atNs[1], 1'000'000, 1e-3 * 1'000'000);
+}
+
+// A flow is held downstream where a link past its source's own (a rate limit of its own and its NIC's cable,
+// `sourceLinks` 2) takes less than those offer: a load of 0.1 on the third link holds it at 0.9. Where its
+// own limit (0.8) or its NIC's share (0.5, a second flow on it) is the lower, nothing downstream holds it;
+// with the default of one source link, its NIC's cable holding it counts as downstream.
+TEST(FluidLinksLoads, AFlowIsHeldDownstreamOnlyPastItsSourcesLinks) {
+    struct Case {
+        double ownBytesPerNs;
+        bool nicShared;
+        uint32_t sourceLinks;
+        bool held;
+    };
+    for (const Case c : {Case{1.0, false, 2, true}, Case{0.8, false, 2, false}, Case{1.0, true, 2, false},
+                         Case{1.0, true, 1, true}}) {
+        SCOPED_TRACE(std::to_string(c.ownBytesPerNs) + (c.nicShared ? " shared" : "") + " source links " +
+                     std::to_string(c.sourceLinks));
+        TestClock clock;
+        Arrivals a;
+        a.clock = &clock;
+        FluidLinks fluid(clock, makeCallback<&Arrivals::arrived>(&a));
+        const uint32_t own = fluid.addLink(c.ownBytesPerNs, 0), nic = fluid.addLink(1.0, 0);
+        const uint32_t port = fluid.addLink(1.0, 0), other = fluid.addLink(1.0, 0);
+        fluid.start(1, {other}, 1'000'000, {port}, 0.1);
+        if (c.nicShared) {
+            fluid.start(2, {nic}, 1'000'000, {}, 0);
+        }
+        fluid.start(0, {own, nic, port}, 1'000'000, {}, 0, c.sourceLinks);
+        clock.runUntil(1000);
+        EXPECT_EQ(std::count(clock.held.begin(), clock.held.end(), 0u) > 0, c.held);
+        EXPECT_EQ(std::count(clock.held.begin(), clock.held.end(), 1u), 0);
+    }
 }
 
 // Stopping a flow half-way returns the bytes it had left and speeds up the one it shared a link with.

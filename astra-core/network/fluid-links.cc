@@ -17,7 +17,7 @@ void FluidLinks::start(uint32_t id, const std::vector<uint32_t>& route, uint64_t
 }
 
 void FluidLinks::start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes,
-                       const std::vector<uint32_t>& loadLinks, double loadFactor) {
+                       const std::vector<uint32_t>& loadLinks, double loadFactor, uint32_t sourceLinks) {
     if (id >= m_flows.size()) {
         m_flows.resize(id + 1);
     }
@@ -40,6 +40,7 @@ void FluidLinks::start(uint32_t id, const std::vector<uint32_t>& route, uint64_t
         flow.hops.push_back({link, static_cast<uint32_t>(onLink.size())});
         onLink.push_back({id, static_cast<uint32_t>(flow.hops.size() - 1)});
     }
+    flow.sourceHops = std::clamp<uint32_t>(sourceLinks, 1, static_cast<uint32_t>(route.size()));
     flow.loads.clear();
     flow.loadFactor = loadFactor;
     for (uint32_t link : loadLinks) {
@@ -248,13 +249,13 @@ void FluidLinks::fill(Loads loads) {
             }
             flow.frozen = true;
             flow.newRateBytesPerNs = rate;
-            // Loaded flows only (the RoCE stand-ins): frozen here, below the share its first link still
-            // offers, its source would send faster than this link takes it.
-            flow.heldDownstream = false;
-            if (loads != Loads::None && share.link != flow.hops[0].link) {
-                const LinkState& first = m_links[flow.hops[0].link];
-                flow.heldDownstream = first.unfrozen > 0 &&
-                                      first.residualBytesPerNs / first.unfrozen > rate * (1 + kHeldMargin);
+            // Loaded flows only (the RoCE stand-ins): frozen here, below the share each of its source's
+            // links still offers, its source would send faster than this link takes it.
+            flow.heldDownstream = loads != Loads::None;
+            for (uint32_t k = 0; k < flow.sourceHops && flow.heldDownstream; ++k) {
+                const LinkState& source = m_links[flow.hops[k].link];
+                flow.heldDownstream = flow.hops[k].link != share.link && source.unfrozen > 0 &&
+                                      source.residualBytesPerNs / source.unfrozen > rate * (1 + kHeldMargin);
             }
             for (const Hop& hop : flow.hops) {
                 if (hop.link == share.link) {

@@ -30,8 +30,9 @@ public:
         // stale): never run it early, or a link would be oversubscribed.
         virtual void atDeparture(double timeNs, Callback callback) = 0;
         virtual void atArrival(double timeNs, Callback callback) = 0;
-        // After a rate pass: flow `id` is held below its share of its first link by a later one that its
-        // source could overfill (packets would queue there). Only flows started with loads are told.
+        // After a rate pass: flow `id` is held below its share of its source's links (the first
+        // `sourceLinks` of its route) by a later one that its source could overfill (packets would queue
+        // there). Only flows started with loads are told.
         virtual void heldDownstream(uint32_t /*id*/) {}
     };
 
@@ -46,9 +47,10 @@ public:
     void start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes);
     // The same, plus a load of `loadFactor` x the flow's rate on each of `loadLinks`, served ahead of the
     // shared traffic (a flow's ACKs on its reverse path): a link's flows share what such loads leave of it.
-    // The loads are estimated from the previous rates, then once more from the new ones.
+    // The loads are estimated from the previous rates, then once more from the new ones. The route's first
+    // `sourceLinks` links are its source's (a rate limit of its own, its NIC's cable).
     void start(uint32_t id, const std::vector<uint32_t>& route, uint64_t sizeBytes,
-               const std::vector<uint32_t>& loadLinks, double loadFactor);
+               const std::vector<uint32_t>& loadLinks, double loadFactor, uint32_t sourceLinks = 1);
     // Whether flow `id` still has bytes to send (its arrival may still be pending after it is not).
     bool sending(uint32_t id) const { return id < m_flows.size() && m_flows[id].active; }
     // Takes a sending flow off its links now, without an arrival: the bytes it had left to send (its
@@ -100,6 +102,7 @@ private:
         uint64_t stamp = 0;
         uint32_t component = 0;
         uint32_t generation = 0;  // finish events carry it; a rate change makes older ones stale
+        uint32_t sourceHops = 1;  // the first hops, its source's links
         bool active = false;
         bool frozen = false;
         bool heldDownstream = false;  // the last pass: see Clock::heldDownstream

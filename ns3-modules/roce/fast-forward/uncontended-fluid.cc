@@ -187,7 +187,8 @@ void UncontendedFluid::StartFluid(uint32_t slot) {
     }
     ++m_fluidInFlight;
     if (m_steering) {
-        m_fluid.start(slot, m_steering->Route(slot, m.links), m.wireBytes, m.acks, m.ackWeight);
+        // Its own link (the rate its congestion control sets) and its NIC's cable are the source's.
+        m_fluid.start(slot, m_steering->Route(slot, m.links), m.wireBytes, m.acks, m.ackWeight, 2);
         m_steering->Begin(slot, m.src, m.dst, m.links, static_cast<double>(m.wireBytes), m.roundTripPs,
                           m.ackFrameBytes);
     } else {
@@ -296,9 +297,6 @@ void UncontendedFluid::ConvertOne(uint32_t slot) {
 }
 
 void UncontendedFluid::heldDownstream(uint32_t id) {
-    if (m_steering) {
-        return;  // the senders follow their switch ports' telemetry: no queue builds however rates fall
-    }
     // Called from inside a rate pass: converted right after it.
     if (m_held.empty()) {
         Later(0, makeCallback<&UncontendedFluid::ConvertHeld>(this, 0));
