@@ -221,7 +221,7 @@ void FluidLinks::fill(Loads loads) {
         // What the loads leave, never nothing: a flow must keep moving.
         ls.residualBytesPerNs = std::max(ls.residualBytesPerNs, ls.bandwidthBytesPerNs * 1e-6);
         ls.unfrozen = static_cast<uint32_t>(ls.flows.size());
-        m_heap.push_back({ls.residualBytesPerNs / ls.unfrozen, link, ++ls.version});
+        m_heap.push_back({ls.residualBytesPerNs / ls.unfrozen, link});
     }
     for (uint32_t id : m_componentFlows) {
         m_flows[id].frozen = false;
@@ -232,7 +232,16 @@ void FluidLinks::fill(Loads loads) {
         const Share share = m_heap.back();
         m_heap.pop_back();
         LinkState& ls = m_links[share.link];
-        if (share.version != ls.version || ls.unfrozen == 0) {
+        if (ls.unfrozen == 0) {
+            continue;
+        }
+        // Freezing a flow at the smallest share leaves every other link of it a share at least as large,
+        // so a queued share is a lower bound: a link whose share rose since is queued again at its share
+        // now, rather than at every freeze (the same order, far fewer heap moves).
+        const double now = ls.residualBytesPerNs / ls.unfrozen;
+        if (now != share.bytesPerNs) {
+            m_heap.push_back({now, share.link});
+            std::push_heap(m_heap.begin(), m_heap.end(), later);
             continue;
         }
         // The true share is at least bandwidth / flows (without loads); the bound only guards against
@@ -263,10 +272,7 @@ void FluidLinks::fill(Loads loads) {
                 }
                 LinkState& other = m_links[hop.link];
                 other.residualBytesPerNs = std::max(0.0, other.residualBytesPerNs - rate);
-                if (--other.unfrozen > 0) {
-                    m_heap.push_back({other.residualBytesPerNs / other.unfrozen, hop.link, ++other.version});
-                    std::push_heap(m_heap.begin(), m_heap.end(), later);
-                }
+                --other.unfrozen;
             }
         }
         ls.unfrozen = 0;

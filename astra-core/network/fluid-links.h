@@ -124,7 +124,6 @@ private:
         uint64_t stamp = 0;
         uint32_t component = 0;
         uint32_t unfrozen = 0;
-        uint32_t version = 0;
     };
     // A link whose flow set changed, and the exact time of the change (a departure's last byte can fall
     // between the instants on which events run).
@@ -132,10 +131,10 @@ private:
         uint32_t link;
         double timeNs;
     };
+    // A link's fair share when it was queued (fill: at most one per link, never above the share now).
     struct Share {
         double bytesPerNs;
         uint32_t link;
-        uint32_t version;
     };
 
     void markDirty(const Flow& flow, double changeNs);
