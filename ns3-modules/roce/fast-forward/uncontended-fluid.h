@@ -2,10 +2,11 @@
 // other flow at any switch queue sends at its line rate from its first packet to its last, marks nothing,
 // pauses nothing, and its congestion control never moves (cc::CongestionControl::lineRateWhenAlone); what
 // the packet model would give for it is a closed form. Under HPCC, whose telemetry steers even a lone flow,
-// each fluid flow runs its congestion control on the fluid links' telemetry instead (fluid-steering.h), and
-// a switch whose port gets less than the source sends holds no queue (the source follows the port), so
-// that moves nothing to packets. Collectives on rails are mostly such flows (a ring's step from one NIC to
-// the next), and the packets they cost are most of a large step's.
+// each fluid flow runs its congestion control on the fluid links' telemetry instead (fluid-steering.h); its
+// source's links are then its own rate and its NIC's cable, and a switch port that gets less than those send
+// moves it to packets as under any algorithm (the packets' HPCC reacts to the queue built there in its first
+// round trip, which a fluid flow lacks). Collectives on rails are mostly such flows (a ring's step from one
+// NIC to the next), and the packets they cost are most of a large step's.
 //
 // Rule, checked when a message starts: no cable of its data or ACK path carries a packet-level message's data
 // or ACKs (packets see no fluid load, and fluid flows see no packets), and at
