@@ -94,6 +94,17 @@ class CheckFastForward(unittest.TestCase):
                       "bounds"]:
             self.assertIn(label, r.stdout)
 
+    def test_a_relative_binary_is_taken_from_where_it_was_given(self):
+        script = os.path.join(ROOT, "scripts", "check-fast-forward")
+        r = subprocess.run([script, "--binary", "mlnet-ns3", "--json"] + self.args, capture_output=True, text=True,
+                           timeout=600, cwd=BIN)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = subprocess.run([script, "--binary", "no-such-binary"] + self.args, capture_output=True, text=True,
+                           timeout=60, cwd=BIN)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no-such-binary: no such executable", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
     def test_refuses_a_run_without_its_inputs(self):
         r = check("--", "--cc=dcqcn")
         self.assertNotEqual(r.returncode, 0)
