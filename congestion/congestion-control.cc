@@ -10,6 +10,15 @@ namespace {
 __extension__ typedef unsigned __int128 WideProduct;  // bdp x rate exceeds 64 bits on large BDPs
 }  // namespace
 
+FlowParams onPort(FlowParams flow, uint64_t lineRateBps) {
+    flow.lineRateBps = lineRateBps;
+    const WideProduct portBdp = static_cast<WideProduct>(flow.baseRttNs) * lineRateBps / 8'000'000'000u;
+    if (flow.baseRttNs > 0 && portBdp < flow.bdpBytes) {
+        flow.bdpBytes = static_cast<uint64_t>(portBdp);
+    }
+    return flow;
+}
+
 NoCongestionControl::NoCongestionControl(const FlowParams& flow, uint64_t windowBytes) {
     m_rateBps = flow.lineRateBps;
     m_windowBytes = windowBytes;

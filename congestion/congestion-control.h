@@ -25,6 +25,12 @@ struct FlowParams {
     uint32_t mtuBytes = 1000;  // payload per packet
 };
 
+// The flow as it leaves a port of lineRateBps: that is its line rate, and its BDP is at most what the port
+// puts in flight in one base RTT. A network-wide BDP (GLOBAL_T) is sized for the fastest port; on a slower
+// port a window of it would bind only once queues are several BDPs deep, and HPCC would read queues against
+// a BDP the flow cannot have.
+FlowParams onPort(FlowParams flow, uint64_t lineRateBps);
+
 // The window an algorithm keeps besides its rate (the reference's HAS_WIN / VAR_WIN): none, the flow's BDP,
 // or BDP x rate / line rate (at least 1 byte: 0 would mean "no window"). No window when the BDP is unknown
 // (0).

@@ -395,6 +395,42 @@ TEST(RoceFabric, FlowsOnAFastDimensionRunAtThatDimensionsRate) {
     }
 }
 
+// A flow's window is at most its own port's BDP. The network-wide BDP (GLOBAL_T) is sized for the fastest
+// host port; a window of it on a port four times slower would let each flow queue three of its BDPs before it
+// binds. Hosts 0-2 at 25 Gb/s and host 3 at 100 Gb/s on one switch; hosts 0 and 1 send to host 2 under a
+// window of one BDP and nothing else, so the switch never holds more than those two windows.
+TEST(RoceFabric, AWindowOnASlowPortIsThatPortsBdp) {
+    const std::string dir = makeTempDir("roce-mixed-rates");
+    writeFileBytes(dir + "/topology.txt",
+                   "5 1 4\n4\n0 4 25Gbps 1000ns 0\n1 4 25Gbps 1000ns 0\n2 4 25Gbps 1000ns 0\n"
+                   "3 4 100Gbps 1000ns 0\n");
+    Diagnostics diag;
+    std::optional<TopologySpec> loaded = loadHpccTopologyFile(dir + "/topology.txt", diag);
+    ASSERT_TRUE(loaded) << diag.format(Severity::Error);
+    FabricSettings settings = baseConfig();
+    settings.ecn.clear();
+    settings.ecnPer25Gbps = EcnRule{0, 1'000'000, 2'000'000, 0.2};  // far above any queue here: no mark
+    std::vector<cc::FlowParams> made;
+    settings.ccFactory = [&made](const cc::FlowParams& flow) {
+        made.push_back(flow);
+        return std::make_unique<cc::NoCongestionControl>(flow, flow.bdpBytes);
+    };
+    TestNetwork net(std::make_shared<const TopologySpec>(std::move(*loaded)), settings, diag);
+    ASSERT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
+    net.runner.AddFlow(0, 2, 2'000'000, 3, 100, 0);
+    net.runner.AddFlow(1, 2, 2'000'000, 3, 100, 0);
+    ASSERT_TRUE(net.runner.Run(1'000'000'000'000ull)) << net.runner.HangReport();
+    ASSERT_EQ(net.runner.Fct().size(), 2u);
+    ASSERT_EQ(made.size(), 2u);
+    const uint64_t slowPortBdpBytes = made[0].baseRttNs * 25'000'000'000ull / 8'000'000'000ull;
+    for (const cc::FlowParams& flow : made) {
+        EXPECT_EQ(flow.lineRateBps, 25'000'000'000ull);
+        EXPECT_EQ(flow.bdpBytes, slowPortBdpBytes);
+    }
+    EXPECT_LE(net.fabric.Switches()[0]->Mmu().peakBytes(), 2 * slowPortBdpBytes);
+    EXPECT_EQ(net.fabric.TotalDrops(), 0u);
+}
+
 // A host with more ports than 8 bits number (ASTRA-sim's FullyConnected dimensions of hundreds of NPUs give
 // each NPU one port per peer): host 0 reaches host k + 1 only through switch k and its own port k, for 300
 // ports; flows leave on ports 0, 255, 256 and 299 and arrive, each in its ideal time.

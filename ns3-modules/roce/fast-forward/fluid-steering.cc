@@ -46,8 +46,7 @@ const std::vector<uint32_t>& FluidSteering::Route(uint32_t id, const std::vector
 void FluidSteering::Begin(uint32_t id, uint32_t src, uint32_t dst, const std::vector<uint32_t>& path,
                           double wireBytes, TimePs roundTripPs, uint32_t ackFrameBytes) {
     Steered& f = m_flows[id];
-    cc::FlowParams params = m_paramsOf(src, dst);
-    params.lineRateBps = LineRateBps(path);
+    const cc::FlowParams params = cc::onPort(m_paramsOf(src, dst), LineRateBps(path));
     f.cc = m_factory(params);
     f.active = true;
     f.phase = 0;

@@ -194,7 +194,7 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
     m_globalFlow = far == farther ? FlowParamsOf(0, hosts > 1 ? 1 : 0) : FlowParamsOf(far, farther);
     // The network-wide BDP must cover the fastest host port too: on networks whose ports differ in rate
     // (multi-dimensional ones) the farthest pair may cross only slow links, and a window of its BDP would
-    // hold a fast port's flows below their line rate.
+    // hold a fast port's flows below their line rate. Each flow takes its own port's part of it (cc::onPort).
     uint64_t fastestHostPortBps = 0;
     for (const SpecCable& cable : m_spec->cables) {
         if (cable.a < hosts || cable.b < hosts) {

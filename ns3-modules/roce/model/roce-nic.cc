@@ -101,10 +101,8 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     ++q.generation;
     q.closeWhenDone = false;
     // A host with several ports (one per dimension of a multi-dimensional network) may run them at different
-    // rates: the flow's line rate is that of the port it leaves on, whatever the fabric computed.
-    cc::FlowParams params = flow;
-    params.lineRateBps = m_ports[q.port].device->RateBps();
-    q.cc = m_ccFactory(params);
+    // rates: the flow's line rate and BDP are those of the port it leaves on, whatever the fabric computed.
+    q.cc = m_ccFactory(cc::onPort(flow, m_ports[q.port].device->RateBps()));
     m_ccLines[qp] = {q.cc.get(), static_cast<uint32_t>(q.cc->stateBytes())};
     q.ccTimerPs = 0;
     q.messages.clear();
