@@ -86,6 +86,19 @@ class CheckFastForward(unittest.TestCase):
         spread = result["ensemble_spread"]
         self.assertEqual(spread["perturb"], "delay")
         self.assertAlmostEqual(spread["iteration"], 2 * one / ends["full-0"])
+        # Every run of the ensemble is kept, the spread is their largest move, and the figures beyond all of them
+        # are among those judged.
+        self.assertEqual([e["label"] for e in result["ensemble"]], ["delay-plus-1ns", "delay-plus-2ns"])
+        self.assertAlmostEqual(result["ensemble"][0]["iteration"], one / ends["full-0"])
+        for figure in ["iteration", "collective_max", "ecn_marks", "paused_ns"]:
+            self.assertEqual(spread[figure], max(abs(e[figure]) for e in result["ensemble"]))
+        self.assertEqual(result["judged"][:1], ["iteration"])  # a pipeline: no collective to judge
+        self.assertNotIn("collective_max", result["judged"])
+        self.assertTrue(set(result["beyond_spread"]) <= set(result["judged"]))
+        self.assertEqual("iteration" in result["beyond_spread"], abs(result["iteration"]) > spread["iteration"])
+        r = check("--ensemble", "1", "--perturb", "delay", *self.args)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"beyond them all +(iteration|none) of 1 figure judged .*about 1 figure in 2\)")
 
     def test_the_table_names_every_figure(self):
         r = check(*self.args)
