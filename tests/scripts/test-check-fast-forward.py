@@ -96,9 +96,14 @@ class CheckFastForward(unittest.TestCase):
         self.assertNotIn("collective_max", result["judged"])
         self.assertTrue(set(result["beyond_spread"]) <= set(result["judged"]))
         self.assertEqual("iteration" in result["beyond_spread"], abs(result["iteration"]) > spread["iteration"])
+        # A figure is beyond every run exactly when no run moved it as far.
+        self.assertEqual(set(result["runs_as_far"]), set(result["judged"]))
+        for figure, runs in result["runs_as_far"].items():
+            self.assertEqual(figure in result["beyond_spread"], runs == 0)
         r = check("--ensemble", "1", "--perturb", "delay", *self.args)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertRegex(r.stdout, r"beyond them all +(iteration|none) of 1 figure judged .*about 1 figure in 2\)")
+        self.assertRegex(r.stdout, r"runs as far +iteration [01] of 1\n")
 
     def test_the_table_names_every_figure(self):
         r = check(*self.args)
