@@ -104,6 +104,19 @@ class CheckFastForward(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertRegex(r.stdout, r"beyond them all +(iteration|none) of 1 figure judged .*about 1 figure in 2\)")
         self.assertRegex(r.stdout, r"runs as far +iteration [01] of 1\n")
+        # --perturb delay-ps: 1 ps more per cable, which on this uncontended step moves the end by the cables
+        # crossed, picoseconds, where 1 ns moved it by whole nanoseconds.
+        out = os.path.join(self.dir.name, "delay-ps")
+        r = check("--json", "--ensemble", "1", "--perturb", "delay-ps", "--output", out, *self.args)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        result = json.loads(r.stdout)
+        self.assertEqual([e["label"] for e in result["ensemble"]], ["delay-plus-1ps"])
+        self.assertEqual(result["ensemble_spread"]["perturb"], "delay-ps")
+        with open(os.path.join(out, "delay-plus-1ps", "summary.json")) as f:
+            s = json.load(f)
+        self.assertEqual(s["inputs"].get("link_delay_offset_ps"), 1)
+        self.assertLessEqual(abs(s["iteration_time_ns"] - ends["full-0"]), 1)
+        self.assertLess(abs(s["iteration_time_ns"] - ends["full-0"]), one)
 
     def test_the_table_names_every_figure(self):
         with tempfile.TemporaryDirectory() as tmp:
