@@ -55,6 +55,7 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
     const uint32_t slot = m_messages.acquire();
     Message& m = m_messages[slot];
     m.id = messageId;
+    m.order = m_started++;
     m.src = src;
     m.dst = dst;
     m.sizeBytes = sizeBytes;
@@ -262,14 +263,31 @@ void UncontendedFluid::Convert(const Message& packet) {
 }
 
 void UncontendedFluid::Drain() {
+    // Gather every fluid flow the cables reach (and the cables those occupy) before moving any: moved in the
+    // order they started, the queue pairs of a NIC are made in the order the full model makes them, so a
+    // move at the instant the flows started leaves its round robin as it would have been.
     while (!m_work.empty()) {
         const uint32_t link = m_work.back();
         m_work.pop_back();
-        for (std::vector<uint32_t>* on : {&m_fluidOn[link], &m_fluidAcksOn[link]}) {
-            while (!on->empty()) {
-                ConvertOne(on->back());
+        for (const std::vector<uint32_t>* on : {&m_fluidOn[link], &m_fluidAcksOn[link]}) {
+            for (uint32_t slot : *on) {
+                Message& m = m_messages[slot];
+                if (!m.reached) {
+                    m.reached = true;
+                    m_reached.push_back(slot);
+                    m_work.insert(m_work.end(), m.links.begin(), m.links.end());
+                    m_work.insert(m_work.end(), m.acks.begin(), m.acks.end());
+                }
             }
         }
+    }
+    std::sort(m_reached.begin(), m_reached.end(),
+              [this](uint32_t a, uint32_t b) { return m_messages[a].order < m_messages[b].order; });
+    const std::vector<uint32_t> reached = std::move(m_reached);
+    m_reached.clear();
+    for (uint32_t slot : reached) {
+        m_messages[slot].reached = false;
+        ConvertOne(slot);
     }
 }
 
@@ -290,9 +308,6 @@ void UncontendedFluid::ConvertOne(uint32_t slot) {
     ++m_stats.converted;
     m_stats.convertedBytes += left;
     m_stats.packetHops -= (left + mtu - 1) / mtu * m.links.size();
-    // What it now occupies at packet level may hold other fluid flows.
-    m_work.insert(m_work.end(), m.links.begin(), m.links.end());
-    m_work.insert(m_work.end(), m.acks.begin(), m.acks.end());
     StartPacket(slot, left, static_cast<int64_t>(psToNs(simNowPs() - m.startPs)));
 }
 
@@ -311,8 +326,10 @@ void UncontendedFluid::ConvertHeld(uint64_t) {
         const Message& m = m_messages[slot];
         if (m.fluid && m.holding && m_fluid.sending(slot)) {
             ++m_stats.heldDownstream;
-            ConvertOne(slot);
-            Drain();  // and the fluid flows its packets now meet
+            // It, and the fluid flows its packets will meet.
+            m_work.insert(m_work.end(), m.links.begin(), m.links.end());
+            m_work.insert(m_work.end(), m.acks.begin(), m.acks.end());
+            Drain();
         }
     }
 }

@@ -103,6 +103,7 @@ public:
 private:
     struct Message {
         uint64_t id = 0, sizeBytes = 0, wireBytes = 0;
+        uint64_t order = 0;  // its place among the messages started (they go to packet level in that order)
         uint32_t src = 0, dst = 0;
         uint8_t priority = 0;
         uint16_t sport = 0, dport = 0;
@@ -114,6 +115,7 @@ private:
         std::vector<uint32_t> acks;   // and of its ACK path
         bool fluid = false;           // on the fluid links; else a packet-level message
         bool holding = false;         // counted on its links (fluid: m_fluidOn; packet: m_packetUsers)
+        bool reached = false;         // gathered by Drain, to go to packet level
         RoceNic::Done sent;
         RoceNic::Received received;
     };
@@ -131,11 +133,12 @@ private:
     void StartFluid(uint32_t slot);  // on its data links, and its ACKs on m_ackLinks
     void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
     // Fluid flows whose data or ACKs use a cable of this (packet-level) message's data or ACK path go to
-    // packet level, and those on the cables they then occupy (Drain: the cables in m_work).
+    // packet level, and those on the cables they then occupy (Drain: the cables in m_work), in the order they
+    // started.
     void Convert(const Message& packet);
     void Drain();
-    void ConvertOne(uint32_t slot);  // its cables go to m_work
-    void Release(uint32_t slot);     // off its links
+    void ConvertOne(uint32_t slot);
+    void Release(uint32_t slot);  // off its links
     void Departed(uint64_t slot);
     void Received(uint64_t slot);
     void Acknowledged(uint64_t slot);
@@ -156,9 +159,9 @@ private:
     std::vector<uint32_t> m_ingress;                   // per directed cable: where its fluid flows come from
     std::vector<char> m_down;                          // per cable
     SlotPool<Message> m_messages;                      // slot = fluid flow id
-    std::vector<uint32_t> m_work, m_held;
+    std::vector<uint32_t> m_work, m_held, m_reached;
     double m_acksPerPacket = 0;  // ACKs per full data frame
-    uint64_t m_deliveredBytes = 0, m_fluidInFlight = 0;
+    uint64_t m_deliveredBytes = 0, m_fluidInFlight = 0, m_started = 0;
     UncontendedFluidStats m_stats;
 };
 
