@@ -91,6 +91,29 @@ TEST(UncontendedFluid, SharedNicsAndARingAgreeWithThePackets) {
     }
 }
 
+// Moves at the instant the flows started are exact: host 0's two messages start fluid, host 3's meets the
+// second one at the port to host 2 and moves it, and that one's NIC cable moves the first. Moved in the order
+// they started, host 0's queue pairs are made in the full model's order and every message ends at its full
+// run's picosecond (moved in the order they were reached, the second first, they were not).
+TEST(UncontendedFluid, MovesAtTheStartInstantAreExact) {
+    const std::vector<Flow> flows{{0, 1, 1'000'000, 0}, {0, 2, 1'000'000, 0}, {3, 2, 1'000'000, 0}};
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+        SCOPED_TRACE(cc);
+        const Outcome full = run(cc, 4, flows, false);
+        const Outcome fluid = run(cc, 4, flows, true);
+        EXPECT_EQ(fluid.fluid.messages, 2u);
+        EXPECT_EQ(fluid.fluid.converted, 2u);
+        EXPECT_EQ(fluid.fluid.convertedBytes, 2'000'000u);
+        ASSERT_EQ(fluid.fct.size(), full.fct.size());
+        for (std::size_t i = 0; i < full.fct.size(); ++i) {
+            EXPECT_EQ(fluid.fct[i].startPs, full.fct[i].startPs) << "flow " << i;
+            EXPECT_EQ(fluid.fct[i].finishPs, full.fct[i].finishPs) << "flow " << i;
+        }
+        EXPECT_EQ(fluid.totals.ecnMarks, full.totals.ecnMarks);
+        EXPECT_EQ(fluid.delivered, totalBytes(flows));
+    }
+}
+
 // Two senders into one receiver meet at the switch's port to it: the second message runs at packet level
 // and first moves the fluid one there (the bytes it has left, on a queue pair of its own whose congestion
 // control has aged by the time it ran alone). The queue, its ECN marks and the congestion control's reaction
