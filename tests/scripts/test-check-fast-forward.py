@@ -3,7 +3,7 @@
 messages on one leaf: steady for most of their time): fast-forward skips most of the step, the iteration time
 within 0.5 % and every FCT within 1 %, summary.json's fast_forward block and timeline.json's network track say what
 was skipped, --check passes, --json reports the same figures, a cable-delay ensemble moves the step by whole
-cable crossings, and a bad option is refused.
+cable crossings (1 ps a cable, by less than 1 ns), and a bad option is refused.
 
 Usage: tests/scripts/test-check-fast-forward.py BIN_DIR"""
 import json

@@ -275,8 +275,10 @@ void UncontendedFluid::Drain() {
                 if (!m.reached) {
                     m.reached = true;
                     m_reached.push_back(slot);
-                    m_work.insert(m_work.end(), m.links.begin(), m.links.end());
-                    m_work.insert(m_work.end(), m.acks.begin(), m.acks.end());
+                    if (m_fluid.sending(slot)) {  // else it stays fluid to its arrival (ConvertOne)
+                        m_work.insert(m_work.end(), m.links.begin(), m.links.end());
+                        m_work.insert(m_work.end(), m.acks.begin(), m.acks.end());
+                    }
                 }
             }
         }
