@@ -114,6 +114,35 @@ TEST(UncontendedFluid, MovesAtTheStartInstantAreExact) {
     }
 }
 
+// Moves at the start instant keep the instant's start order across moves: host 0's and host 2's messages
+// start fluid; host 4's meets host 2's at the port to host 3 and moves it, host 5's meets host 0's at the
+// port to host 1. The switch draws one random number per packet it may mark, from one stream for all its
+// ports, so the order in which the four NICs start sending decides which packet gets which draw. Started at
+// packet level at the instant's end in the order the messages started, they send in the full model's order
+// and every message ends at its full run's picosecond (started at their moves, host 2's first, they did not).
+TEST(UncontendedFluid, MovesAtTheStartInstantKeepTheInstantsOrder) {
+    const std::vector<Flow> flows{
+        {0, 1, 1'000'000, 0}, {2, 3, 1'000'000, 0}, {4, 3, 1'000'000, 0}, {5, 1, 1'000'000, 0}};
+    for (const char* cc : {"none", "dcqcn", "dctcp", "timely", "hpcc"}) {
+        SCOPED_TRACE(cc);
+        const Outcome full = run(cc, 6, flows, false);
+        const Outcome fluid = run(cc, 6, flows, true);
+        EXPECT_EQ(fluid.fluid.messages, 2u);
+        EXPECT_EQ(fluid.fluid.converted, 2u);
+        EXPECT_EQ(fluid.fluid.convertedBytes, 2'000'000u);
+        if (std::string(cc) != "hpcc") {
+            EXPECT_GT(full.totals.ecnMarks, 0u);  // probabilistic marks: where the order shows
+        }
+        ASSERT_EQ(fluid.fct.size(), full.fct.size());
+        for (std::size_t i = 0; i < full.fct.size(); ++i) {
+            EXPECT_EQ(fluid.fct[i].startPs, full.fct[i].startPs) << "flow " << i;
+            EXPECT_EQ(fluid.fct[i].finishPs, full.fct[i].finishPs) << "flow " << i;
+        }
+        EXPECT_EQ(fluid.totals.ecnMarks, full.totals.ecnMarks);
+        EXPECT_EQ(fluid.delivered, totalBytes(flows));
+    }
+}
+
 // Two senders into one receiver meet at the switch's port to it: the second message runs at packet level
 // and first moves the fluid one there (the bytes it has left, on a queue pair of its own whose congestion
 // control has aged by the time it ran alone). The queue, its ECN marks and the congestion control's reaction

@@ -132,6 +132,7 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
     m_stats.packetHops += packets * m.links.size();
     ++m_stats.messages;
     m_stats.bytes += sizeBytes;
+    m_fluidStartedPs = simNowPs();
     StartFluid(slot);
 }
 
@@ -208,6 +209,29 @@ void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t al
         ++m_packetUsers[link];
     }
     ++m_stats.packetMessages;
+    if (m_fluidStartedPs == simNowPs()) {
+        if (m_waiting.empty()) {
+            Later(0, makeCallback<&UncontendedFluid::StartWaiting>(this, 0));
+        }
+        m_waiting.push_back({slot, sizeBytes, aloneNs});
+        return;
+    }
+    StartOnNic(slot, sizeBytes, aloneNs);
+}
+
+void UncontendedFluid::StartWaiting(uint64_t) {
+    std::vector<WaitingStart> waiting = std::move(m_waiting);
+    m_waiting.clear();
+    std::sort(waiting.begin(), waiting.end(), [this](const WaitingStart& a, const WaitingStart& b) {
+        return m_messages[a.slot].order < m_messages[b.slot].order;
+    });
+    for (const WaitingStart& w : waiting) {
+        StartOnNic(w.slot, w.sizeBytes, w.aloneNs);
+    }
+}
+
+void UncontendedFluid::StartOnNic(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs) {
+    Message& m = m_messages[slot];
     RoceNic::Received received;
     if (m.received) {
         received = [this, slot](uint64_t, TimePs atPs) {

@@ -96,8 +96,9 @@ public:
 
     // Payload delivered by fluid flows (the hang detector's progress, the delivered total).
     uint64_t DeliveredBytes() const { return m_deliveredBytes; }
-    // A fluid message is on its way: bytes move that no packet shows.
-    bool Moving() const { return m_fluidInFlight > 0; }
+    // A fluid message is on its way, or a packet-level one waits for its instant's end: bytes move that no
+    // packet shows.
+    bool Moving() const { return m_fluidInFlight > 0 || !m_waiting.empty(); }
     UncontendedFluidStats Stats() const;
 
 private:
@@ -132,6 +133,20 @@ private:
     TimePs m_congestionPolledPs = 0, m_congestedAtPs = 0;
     void StartFluid(uint32_t slot);  // on its data links, and its ACKs on m_ackLinks
     void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
+    // Packet-level starts at an instant at which a fluid flow started wait for the instant's end (an event
+    // after those queued for it), then go to their NICs in start order: a later start at that instant may
+    // still move the fluid flow to packet level, and its NIC must then start sending before the later
+    // messages' NICs, as in the full model (a switch draws its marks from one random stream for all its
+    // ports, so the order of arrivals at one picosecond decides which packet gets which draw).
+    struct WaitingStart {
+        uint32_t slot = 0;
+        uint64_t sizeBytes = 0;
+        int64_t aloneNs = 0;
+    };
+    void StartOnNic(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
+    void StartWaiting(uint64_t);
+    TimePs m_fluidStartedPs = UINT64_MAX;  // when a fluid flow last started
+    std::vector<WaitingStart> m_waiting;
     // Fluid flows whose data or ACKs use a cable of this (packet-level) message's data or ACK path go to
     // packet level, and those on the cables they then occupy (Drain: the cables in m_work), in the order they
     // started.
