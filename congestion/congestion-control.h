@@ -66,6 +66,11 @@ public:
     // rest stays. Events the skipped time carried (ACKs, sends) are not replayed. A negative delta takes
     // back part of an earlier skip (a jump cut short).
     virtual void skipQuietTime(int64_t /*deltaNs*/) {}
+    // The flow goes on from a new queue pair (a fluid flow's congestion control handed to the packets that
+    // take over its bytes): sequence numbers start again at 0 and its feedback comes from counters this state
+    // has not seen, so what it keeps of earlier feedback (path records, sequence gates) goes; the rate, the
+    // window and the estimates stay.
+    virtual void resumeOnNewConnection() {}
     // Whether a flow alone on an idle path sends at its line rate from its first packet to its last
     // (nothing marks, nothing queues, so nothing moves its rate): then a fluid flow at the line rate stands
     // for it exactly. HPCC steers even a lone flow to a fraction of the line rate through its INT feedback.

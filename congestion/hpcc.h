@@ -76,6 +76,10 @@ public:
     std::size_t stateBytes() const override;
     void onAck(const AckSignal& ack) override;
     bool lineRateWhenAlone() const override { return false; }
+    // The next INT-carrying ACK takes the records and the sequence gate again, as the first one does; the
+    // rate, u, the reference rate and the stage stay (per-hop states restart from the reference rate, as on a
+    // path change).
+    void resumeOnNewConnection() override { m_initialised = false; }
 
     const HpccParams& params() const { return m_params; }
     // Single-rate state: the utilisation EWMA, the committed reference rate and increase stage. In per-hop

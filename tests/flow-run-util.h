@@ -29,10 +29,12 @@ struct FlowRun {
 };
 
 // 100 Gb/s links, ECN from 20 to 200 KB, 4 MB switch buffers, the CC's paper preset; `configure` adds the
-// shortcut, `inspect` reads the fabric once the flows are done.
+// shortcut, `inspect` reads the fabric once the flows are done, `prepare` (optional) sees it before they run
+// (to schedule looks at it on the way).
 inline FlowRun runFlows(const std::string& cc, uint32_t hosts, const std::vector<Flow>& flows,
                         const std::function<void(FabricSettings&)>& configure,
-                        const std::function<void(const RoceFabric&)>& inspect) {
+                        const std::function<void(const RoceFabric&)>& inspect,
+                        const std::function<void(const RoceFabric&)>& prepare = nullptr) {
     Diagnostics diag;
     FabricSettings s;
     s.ecn = {{k100G, 20'000, 200'000, 0.2}};
@@ -46,6 +48,9 @@ inline FlowRun runFlows(const std::string& cc, uint32_t hosts, const std::vector
     EXPECT_FALSE(diag.hasErrors()) << diag.format(Severity::Error);
     for (const Flow& f : flows) {
         net.runner.AddFlow(f.src, f.dst, f.bytes, 3, 100, f.startPs);
+    }
+    if (prepare) {
+        prepare(net.fabric);
     }
     EXPECT_TRUE(net.runner.Run(10'000'000'000'000ull)) << net.runner.HangReport();
     FlowRun o;

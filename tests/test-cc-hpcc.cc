@@ -102,6 +102,41 @@ TEST(Hpcc, ReferenceRateCommittedOnlyPastLastUpdateSeq) {
     EXPECT_NEAR(r.rate(), clampRate(rate3 / c4 + kWai), kRateTol);
 }
 
+// A fluid flow's HPCC handed to the packets that take over its bytes: a new connection, whose sequence
+// numbers start at 0 and whose ACKs carry records of other counters. The rate and the committed reference
+// rate go on; the first ACK of the new connection only takes the records and the gate, and the next one
+// steps from the kept reference rate.
+TEST(Hpcc, ANewConnectionKeepsTheRateAndTakesTheRecordsAgain) {
+    HpccRun r;
+    const IntHop h0 = hop(0, 0, 100'000);
+    const IntHop h1 = hop(20'000, 250'000, 100'000);  // u = 1.0 + 0.8 = 1.8
+    r.first({h0});
+    r.ack({h1}, true);
+    const double rc = r.cc.referenceRateBps();
+    ASSERT_LT(rc, kLine);
+    const uint64_t rate = r.cc.rateBps(), window = r.cc.windowBytes();
+    const double u = r.cc.utilisation();
+    r.cc.resumeOnNewConnection();
+    EXPECT_EQ(r.cc.rateBps(), rate);
+    EXPECT_EQ(r.cc.windowBytes(), window);
+    // Counters far ahead of the old records (other ports' counts): taken, not compared.
+    r.sndNxt = 2000;
+    const IntHop n0 = hop(900'000, 90'000'000, 0);
+    r.first({n0});
+    EXPECT_EQ(r.cc.rateBps(), rate);
+    EXPECT_EQ(r.cc.lastUpdateSeq(), 2000u);  // the new connection's gate, not the old 50 000
+    EXPECT_EQ(r.cc.referenceRateBps(), rc);
+    // Without the hand-over the old gate would hold every commit back until the new sequence passed it.
+    const IntHop n1 = hop(910'000, 90'000'000 + 60'000, 0);  // 48 Gb/s, no queue
+    r.ack({n1}, true);
+    const double un = ewma(u, hopU(n0, n1), 10'000);
+    EXPECT_NEAR(r.cc.utilisation(), un, 1e-12);
+    ASSERT_LT(un / kEta, 1.0);  // and stage 0 of 2: an additive step, from the kept reference rate
+    const double expected = clampRate(rc + kWai);
+    EXPECT_NEAR(r.rate(), expected, kRateTol);
+    EXPECT_NEAR(r.cc.referenceRateBps(), expected, 1e-6);
+}
+
 TEST(Hpcc, AdditiveStagesThenMultiplicative) {
     HpccRun r;  // maxStage 2
     // Every interval is 20 us ≥ T, so u equals the newest sample and the steps are easy to follow.

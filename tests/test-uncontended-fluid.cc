@@ -26,6 +26,24 @@ Outcome run(const std::string& cc, uint32_t hosts, const std::vector<Flow>& flow
     return o;
 }
 
+// The sending rates of host `host`'s queue pairs at `atPs`, in QP order.
+std::vector<uint64_t> ratesAt(const std::string& cc, uint32_t hosts, const std::vector<Flow>& flows,
+                              bool fluid, uint32_t host, TimePs atPs) {
+    std::vector<uint64_t> rates;
+    runFlows(
+        cc, hosts, flows, [&](FabricSettings& s) { s.fluidUncontended = fluid; }, [](const RoceFabric&) {},
+        [&](const RoceFabric& fabric) {
+            ns3::Simulator::Schedule(ns3::PicoSeconds(atPs), [&fabric, &rates, host] {
+                std::vector<RoceNic::QpProgress> qps;
+                fabric.Nic(host).CollectProgress(qps);
+                for (const RoceNic::QpProgress& q : qps) {
+                    rates.push_back(q.rateBps);
+                }
+            });
+        });
+    return rates;
+}
+
 double fctError(const FctRecordPs& fluid, const FctRecordPs& full) {
     const double a = static_cast<double>(fluid.finishPs - fluid.startPs);
     const double b = static_cast<double>(full.finishPs - full.startPs);
@@ -264,6 +282,33 @@ TEST(UncontendedFluid, HpccFlowsHeldAtASwitchPortMoveToPackets) {
     ASSERT_EQ(fluid.fct.size(), 2u);
     for (std::size_t i = 0; i < 2; ++i) {
         EXPECT_NEAR(fctError(fluid.fct[i], full.fct[i]), 0.0, 0.001) << "flow " << i;
+    }
+}
+
+// A steered flow moved to packets goes on with its congestion control as the fluid telemetry left it: its
+// packets start at the rate the fluid flow had reached, which is where the full run's flow is then, and not
+// at the line rate of a new flow (whose first round trip would queue). A lone flow, two sharing a NIC, and
+// a flow settled for 100 us, each met by a packet-level start; host 0's queue pairs read a nanosecond after
+// it. Measured: 1.4 %, 4.3 % and 0.05 % from the full run's rates, where the line rate is 4.8 %, 19 % and
+// 3.3 % from them.
+TEST(UncontendedFluid, MovedHpccFlowsGoOnAtTheRateTheyHadReached) {
+    const std::vector<std::pair<std::vector<Flow>, TimePs>> cases{
+        {{{0, 2, 2'000'000, 0}, {1, 2, 2'000'000, 30'000'000}}, 30'000'000},
+        {{{0, 2, 4'000'000, 0}, {0, 2, 4'000'000, 0}, {1, 2, 1'000'000, 25'000'000}}, 25'000'000},
+        {{{0, 1, 8'000'000, 0}, {3, 1, 1'000'000, 100'000'000}}, 100'000'000},
+    };
+    for (const auto& [flows, movePs] : cases) {
+        SCOPED_TRACE("flows " + std::to_string(flows.size()) + ", moved at " + std::to_string(movePs) +
+                     " ps");
+        const std::vector<uint64_t> full = ratesAt("hpcc", 4, flows, false, 0, movePs + 1000);
+        const std::vector<uint64_t> fluid = ratesAt("hpcc", 4, flows, true, 0, movePs + 1000);
+        ASSERT_EQ(fluid.size(), full.size());
+        for (std::size_t i = 0; i < full.size(); ++i) {
+            const double f = static_cast<double>(full[i]);
+            EXPECT_LT(full[i], k100G);
+            EXPECT_LT(std::abs(static_cast<double>(fluid[i]) - f), (static_cast<double>(k100G) - f) / 2)
+                << "queue pair " << i << ": " << fluid[i] << " b/s, the full run's " << full[i];
+        }
     }
 }
 

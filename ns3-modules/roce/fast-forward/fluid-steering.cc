@@ -76,6 +76,12 @@ void FluidSteering::End(uint32_t id) {
     }
 }
 
+std::unique_ptr<cc::CongestionControl> FluidSteering::HandOver(uint32_t id) {
+    std::unique_ptr<cc::CongestionControl> cc = std::move(m_flows[id].cc);
+    End(id);
+    return cc;
+}
+
 void FluidSteering::Next(uint32_t id, TimePs delayPs) {
     CoreFluidClock::Later(
         delayPs, makeCallback<&FluidSteering::Tick>(this, uint64_t{m_flows[id].generation} << 32 | id));

@@ -63,6 +63,9 @@ public:
                TimePs roundTripPs, uint32_t ackFrameBytes);
     // Its last byte has left, or it moved to packet level: no more ACKs.
     void End(uint32_t id);
+    // It moves to packet level: End, and its congestion control, as the fluid telemetry left it, goes with
+    // it.
+    std::unique_ptr<cc::CongestionControl> HandOver(uint32_t id);
 
     const FluidSteeringStats& Stats() const { return m_stats; }
 

@@ -198,7 +198,8 @@ void UncontendedFluid::StartFluid(uint32_t slot) {
     }
 }
 
-void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs) {
+void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs,
+                                   std::unique_ptr<cc::CongestionControl> steered) {
     Message& m = m_messages[slot];
     m.fluid = false;
     m.holding = true;
@@ -213,10 +214,10 @@ void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t al
         if (m_waiting.empty()) {
             Later(0, makeCallback<&UncontendedFluid::StartWaiting>(this, 0));
         }
-        m_waiting.push_back({slot, sizeBytes, aloneNs});
+        m_waiting.push_back({slot, sizeBytes, aloneNs, std::move(steered)});
         return;
     }
-    StartOnNic(slot, sizeBytes, aloneNs);
+    StartOnNic({slot, sizeBytes, aloneNs, std::move(steered)});
 }
 
 void UncontendedFluid::StartWaiting(uint64_t) {
@@ -225,12 +226,13 @@ void UncontendedFluid::StartWaiting(uint64_t) {
     std::sort(waiting.begin(), waiting.end(), [this](const WaitingStart& a, const WaitingStart& b) {
         return m_messages[a.slot].order < m_messages[b.slot].order;
     });
-    for (const WaitingStart& w : waiting) {
-        StartOnNic(w.slot, w.sizeBytes, w.aloneNs);
+    for (WaitingStart& w : waiting) {
+        StartOnNic(std::move(w));
     }
 }
 
-void UncontendedFluid::StartOnNic(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs) {
+void UncontendedFluid::StartOnNic(WaitingStart start) {
+    const uint32_t slot = start.slot;
     Message& m = m_messages[slot];
     RoceNic::Received received;
     if (m.received) {
@@ -242,8 +244,9 @@ void UncontendedFluid::StartOnNic(uint32_t slot, uint64_t sizeBytes, int64_t alo
         };
     }
     m_fabric.start(
-        m.id, m.src, m.dst, sizeBytes, m.priority, m.sport, m.dport, aloneNs,
-        [this, slot](const FlowCompletion& done) { PacketSent(slot, done); }, std::move(received));
+        m.id, m.src, m.dst, start.sizeBytes, m.priority, m.sport, m.dport, start.aloneNs,
+        std::move(start.steered), [this, slot](const FlowCompletion& done) { PacketSent(slot, done); },
+        std::move(received));
 }
 
 void UncontendedFluid::PacketSent(uint32_t slot, const FlowCompletion& done) {
@@ -319,6 +322,10 @@ void UncontendedFluid::Drain() {
 
 void UncontendedFluid::ConvertOne(uint32_t slot) {
     Message& m = m_messages[slot];
+    // A steered flow's congestion control goes on in its packets at the rate and window it had reached: a new
+    // one would start at the line rate, where the full run's flow is steered below it.
+    std::unique_ptr<cc::CongestionControl> steered =
+        m.fluid && m_steering && m_fluid.sending(slot) ? m_steering->HandOver(slot) : nullptr;
     Release(slot);
     if (!m_fluid.sending(slot)) {
         return;  // every byte has left: its arrival stays fluid
@@ -334,7 +341,8 @@ void UncontendedFluid::ConvertOne(uint32_t slot) {
     ++m_stats.converted;
     m_stats.convertedBytes += left;
     m_stats.packetHops -= (left + mtu - 1) / mtu * m.links.size();
-    StartPacket(slot, left, static_cast<int64_t>(psToNs(simNowPs() - m.startPs)));
+    const int64_t aloneNs = steered ? 0 : static_cast<int64_t>(psToNs(simNowPs() - m.startPs));
+    StartPacket(slot, left, aloneNs, std::move(steered));
 }
 
 void UncontendedFluid::heldDownstream(uint32_t id) {

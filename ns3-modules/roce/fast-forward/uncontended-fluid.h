@@ -68,11 +68,13 @@ class UncontendedFluid : private CoreFluidClock {
 public:
     // The fabric's side: a message's UDP source port (the allocator advances as for a packet-level message),
     // and starting a message at packet level on a queue pair of its own, whose congestion control moves on
-    // by `aloneNs` of quiet time (cc::CongestionControl::skipQuietTime: the message ran alone that long).
+    // by `aloneNs` of quiet time (cc::CongestionControl::skipQuietTime: the message ran alone that long), or
+    // is `steered`, the one its fluid flow ran (fluid-steering.h), when there is one.
     struct Fabric {
         std::function<uint16_t(uint32_t src, uint32_t dst)> sourcePort;
         std::function<void(uint64_t id, uint32_t src, uint32_t dst, uint64_t sizeBytes, uint8_t priority,
-                           uint16_t sport, uint16_t flowDstPort, int64_t aloneNs, RoceNic::Done sent,
+                           uint16_t sport, uint16_t flowDstPort, int64_t aloneNs,
+                           std::unique_ptr<cc::CongestionControl> steered, RoceNic::Done sent,
                            RoceNic::Received received)>
             start;
         // Marks, pauses and drops so far: a count whose growth means the network is congested somewhere.
@@ -132,7 +134,8 @@ private:
     uint64_t m_congestion = 0;
     TimePs m_congestionPolledPs = 0, m_congestedAtPs = 0;
     void StartFluid(uint32_t slot);  // on its data links, and its ACKs on m_ackLinks
-    void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
+    void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs,
+                     std::unique_ptr<cc::CongestionControl> steered = nullptr);
     // Packet-level starts at an instant at which a fluid flow started wait for the instant's end (an event
     // after those queued for it), then go to their NICs in start order: a later start at that instant may
     // still move the fluid flow to packet level, and its NIC must then start sending before the later
@@ -142,8 +145,9 @@ private:
         uint32_t slot = 0;
         uint64_t sizeBytes = 0;
         int64_t aloneNs = 0;
+        std::unique_ptr<cc::CongestionControl> steered;
     };
-    void StartOnNic(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs);
+    void StartOnNic(WaitingStart start);
     void StartWaiting(uint64_t);
     TimePs m_fluidStartedPs = UINT64_MAX;  // when a fluid flow last started
     std::vector<WaitingStart> m_waiting;

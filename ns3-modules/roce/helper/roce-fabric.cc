@@ -265,10 +265,11 @@ RoceFabric::RoceFabric(std::shared_ptr<const TopologySpec> spec, FabricSettings 
         }
         hooks.sourcePort = [this](uint32_t src, uint32_t dst) { return NextSourcePort(src, dst); };
         hooks.start = [this](uint64_t id, uint32_t src, uint32_t dst, uint64_t size, uint8_t priority,
-                             uint16_t sport, uint16_t dport, int64_t aloneNs, RoceNic::Done sent,
+                             uint16_t sport, uint16_t dport, int64_t aloneNs,
+                             std::unique_ptr<cc::CongestionControl> steered, RoceNic::Done sent,
                              RoceNic::Received received) {
             const uint32_t qp = StartOnOwnQp(id, src, dst, size, priority, sport, dport, std::move(sent),
-                                             std::move(received));
+                                             std::move(received), std::move(steered));
             if (aloneNs > 0) {
                 m_nics[src]->SkipQuietTime(qp, aloneNs);
             }
@@ -533,14 +534,15 @@ void RoceFabric::StartMessage(uint64_t messageId, uint32_t srcHost, uint32_t dst
 
 uint32_t RoceFabric::StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                                   uint8_t priority, uint16_t sport, uint16_t flowDstPort, RoceNic::Done sent,
-                                  RoceNic::Received received) {
+                                  RoceNic::Received received,
+                                  std::unique_ptr<cc::CongestionControl> carried) {
     RoceNic& src = *m_nics[srcHost];
     RoceNic& dst = *m_nics[dstHost];
     const cc::FlowParams params = FlowParamsFor(srcHost, dstHost);
     const uint32_t context = dst.OpenReceive(messageId, srcHost, sport, flowDstPort);
     dst.ExpectMessage(context, messageId, sizeBytes, std::move(received));
     return src.StartFlow(messageId, dstHost, context, sizeBytes, priority, sport, flowDstPort, params,
-                         std::move(sent));
+                         std::move(sent), std::move(carried));
 }
 
 uint64_t RoceFabric::SwitchDisturbances() const {

@@ -202,9 +202,11 @@ private:
     uint64_t m_nextConnection = uint64_t{1} << 62;           // ids apart from message ids
     void TakeDown(uint32_t cable);
     // A message on a queue pair of its own, from UDP source port `sport`; returns the QP (at srcHost).
+    // `carried`: its congestion control so far (RoceNic::OpenConnection).
     uint32_t StartOnOwnQp(uint64_t messageId, uint32_t srcHost, uint32_t dstHost, uint64_t sizeBytes,
                           uint8_t priority, uint16_t sport, uint16_t flowDstPort, RoceNic::Done sent,
-                          RoceNic::Received received);
+                          RoceNic::Received received,
+                          std::unique_ptr<cc::CongestionControl> carried = nullptr);
     // What makes a running episode unclean for the memo: marks, pauses, drops, timeouts, NACKs, resends.
     uint64_t Disturbances() const;
     // Its switches' part (pause frames, ECN marks, drops): O(switches), cheap enough to poll often.

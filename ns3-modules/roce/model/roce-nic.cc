@@ -80,7 +80,7 @@ uint32_t RoceNic::PortTowards(uint32_t dstHost, uint32_t flowKey) const {
 
 uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32_t dstContext,
                                  uint8_t priority, uint16_t udpSrcPort, uint16_t flowDstPort,
-                                 const cc::FlowParams& flow) {
+                                 const cc::FlowParams& flow, std::unique_ptr<cc::CongestionControl> carried) {
     const uint32_t qp = m_qps.acquire();
     m_ccLines.resize(m_qps.size());
     QueuePair& q = m_qps[qp];
@@ -102,7 +102,12 @@ uint32_t RoceNic::OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32
     q.closeWhenDone = false;
     // A host with several ports (one per dimension of a multi-dimensional network) may run them at different
     // rates: the flow's line rate and BDP are those of the port it leaves on, whatever the fabric computed.
-    q.cc = m_ccFactory(cc::onPort(flow, m_ports[q.port].device->RateBps()));
+    if (carried) {
+        q.cc = std::move(carried);
+        q.cc->resumeOnNewConnection();
+    } else {
+        q.cc = m_ccFactory(cc::onPort(flow, m_ports[q.port].device->RateBps()));
+    }
     m_ccLines[qp] = {q.cc.get(), static_cast<uint32_t>(q.cc->stateBytes())};
     q.ccTimerPs = 0;
     q.messages.clear();
@@ -139,8 +144,10 @@ void RoceNic::SendMessage(uint32_t qp, uint64_t messageId, uint64_t sizeBytes, D
 
 uint32_t RoceNic::StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
                             uint8_t priority, uint16_t udpSrcPort, uint16_t flowDstPort,
-                            const cc::FlowParams& flow, Done done) {
-    const uint32_t qp = OpenConnection(flowId, dstHost, dstContext, priority, udpSrcPort, flowDstPort, flow);
+                            const cc::FlowParams& flow, Done done,
+                            std::unique_ptr<cc::CongestionControl> carried) {
+    const uint32_t qp = OpenConnection(flowId, dstHost, dstContext, priority, udpSrcPort, flowDstPort, flow,
+                                       std::move(carried));
     m_qps[qp].closeWhenDone = true;
     SendMessage(qp, flowId, sizeBytes, std::move(done));
     return qp;

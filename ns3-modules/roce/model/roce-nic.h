@@ -100,9 +100,12 @@ public:
     void CloseReceive(uint32_t receiveContext);
 
     // Opens connection `connectionId` to `dstHost`, whose receive context is `dstContext`; `flow` carries
-    // path facts for the CC. Returns the QP.
+    // path facts for the CC. `carried`: the flow's congestion control so far, which goes on here instead of
+    // a new one (a fluid flow's, moved to packets; cc::CongestionControl::resumeOnNewConnection). Returns
+    // the QP.
     uint32_t OpenConnection(uint64_t connectionId, uint32_t dstHost, uint32_t dstContext, uint8_t priority,
-                            uint16_t udpSrcPort, uint16_t flowDstPort, const cc::FlowParams& flow);
+                            uint16_t udpSrcPort, uint16_t flowDstPort, const cc::FlowParams& flow,
+                            std::unique_ptr<cc::CongestionControl> carried = nullptr);
     // Queues a message of sizeBytes on QP `qp` now; `done` fires when its last byte is acknowledged.
     using Done = std::function<void(const FlowCompletion&)>;
     void SendMessage(uint32_t qp, uint64_t messageId, uint64_t sizeBytes, Done done);
@@ -111,7 +114,8 @@ public:
     // Opens a connection, sends one message on it and closes it once that message is acknowledged.
     uint32_t StartFlow(uint64_t flowId, uint32_t dstHost, uint32_t dstContext, uint64_t sizeBytes,
                        uint8_t priority, uint16_t udpSrcPort, uint16_t flowDstPort,
-                       const cc::FlowParams& flow, Done done);
+                       const cc::FlowParams& flow, Done done,
+                       std::unique_ptr<cc::CongestionControl> carried = nullptr);
     bool ConnectionIdle(uint32_t qp) const { return m_qps[qp].head == m_qps[qp].messages.size(); }
     // Runs when a one-message connection closes, before its message's own callback: whoever opened the
     // receive side closes it here.
