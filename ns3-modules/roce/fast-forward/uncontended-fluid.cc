@@ -74,11 +74,13 @@ void UncontendedFluid::Start(uint64_t messageId, uint32_t src, uint32_t dst, uin
         m.links.clear();  // the packet model reports what is wrong with it
         m.acks.clear();
         StartPacket(slot, sizeBytes, 0);
+        StartQueued();
         return;
     }
     if (sizeBytes == 0 || !Alone(m) || !Quiet()) {
         Convert(m);
         StartPacket(slot, sizeBytes, 0);
+        StartQueued();
         return;
     }
     // The frames' bytes, and the latency of the last frame (the shortest) on each hop after the first and
@@ -210,17 +212,23 @@ void UncontendedFluid::StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t al
         ++m_packetUsers[link];
     }
     ++m_stats.packetMessages;
-    if (m_fluidStartedPs == simNowPs()) {
-        if (m_waiting.empty()) {
-            Later(0, makeCallback<&UncontendedFluid::StartWaiting>(this, 0));
-        }
-        m_waiting.push_back({slot, sizeBytes, aloneNs, std::move(steered)});
+    m_waiting.push_back({slot, sizeBytes, aloneNs, std::move(steered)});
+}
+
+void UncontendedFluid::StartQueued() {
+    if (m_waiting.empty() || m_waitingForInstantEnd) {
         return;
     }
-    StartOnNic({slot, sizeBytes, aloneNs, std::move(steered)});
+    if (m_fluidStartedPs == simNowPs()) {
+        m_waitingForInstantEnd = true;
+        Later(0, makeCallback<&UncontendedFluid::StartWaiting>(this, 0));
+        return;
+    }
+    StartWaiting(0);
 }
 
 void UncontendedFluid::StartWaiting(uint64_t) {
+    m_waitingForInstantEnd = false;
     std::vector<WaitingStart> waiting = std::move(m_waiting);
     m_waiting.clear();
     std::sort(waiting.begin(), waiting.end(), [this](const WaitingStart& a, const WaitingStart& b) {
@@ -290,9 +298,7 @@ void UncontendedFluid::Convert(const Message& packet) {
 }
 
 void UncontendedFluid::Drain() {
-    // Gather every fluid flow the cables reach (and the cables those occupy) before moving any: moved in the
-    // order they started, the queue pairs of a NIC are made in the order the full model makes them, so a
-    // move at the instant the flows started leaves its round robin as it would have been.
+    // Gather every fluid flow the cables reach (and the cables those occupy), then move them.
     while (!m_work.empty()) {
         const uint32_t link = m_work.back();
         m_work.pop_back();
@@ -310,8 +316,6 @@ void UncontendedFluid::Drain() {
             }
         }
     }
-    std::sort(m_reached.begin(), m_reached.end(),
-              [this](uint32_t a, uint32_t b) { return m_messages[a].order < m_messages[b].order; });
     const std::vector<uint32_t> reached = std::move(m_reached);
     m_reached.clear();
     for (uint32_t slot : reached) {
@@ -366,6 +370,7 @@ void UncontendedFluid::ConvertHeld(uint64_t) {
             Drain();
         }
     }
+    StartQueued();
 }
 
 void UncontendedFluid::CableDown(uint32_t cable) {
@@ -373,6 +378,7 @@ void UncontendedFluid::CableDown(uint32_t cable) {
     Message gone;
     gone.links = {2 * cable, 2 * cable + 1};
     Convert(gone);
+    StartQueued();
 }
 
 void UncontendedFluid::Departed(uint64_t slot) {

@@ -134,26 +134,29 @@ private:
     uint64_t m_congestion = 0;
     TimePs m_congestionPolledPs = 0, m_congestedAtPs = 0;
     void StartFluid(uint32_t slot);  // on its data links, and its ACKs on m_ackLinks
+    // Packet-level starts queue, and go to their NICs in start order (StartQueued) once everything the
+    // call moves to packet level has queued: the queue pairs of a NIC then stand in the order the full model
+    // makes them. At an instant at which a fluid flow started they wait for the instant's end (an event after
+    // those queued for it): a later start at that instant may still move the fluid flow to packet level,
+    // and its NIC must then start sending before the later messages' NICs, as in the full model (a switch
+    // draws its marks from one random stream for all its ports, so the order of arrivals at one picosecond
+    // decides which packet gets which draw).
     void StartPacket(uint32_t slot, uint64_t sizeBytes, int64_t aloneNs,
                      std::unique_ptr<cc::CongestionControl> steered = nullptr);
-    // Packet-level starts at an instant at which a fluid flow started wait for the instant's end (an event
-    // after those queued for it), then go to their NICs in start order: a later start at that instant may
-    // still move the fluid flow to packet level, and its NIC must then start sending before the later
-    // messages' NICs, as in the full model (a switch draws its marks from one random stream for all its
-    // ports, so the order of arrivals at one picosecond decides which packet gets which draw).
     struct WaitingStart {
         uint32_t slot = 0;
         uint64_t sizeBytes = 0;
         int64_t aloneNs = 0;
         std::unique_ptr<cc::CongestionControl> steered;
     };
-    void StartOnNic(WaitingStart start);
+    void StartQueued();  // at the end of each call that starts packets (Start, ConvertHeld, CableDown)
     void StartWaiting(uint64_t);
+    void StartOnNic(WaitingStart start);
     TimePs m_fluidStartedPs = UINT64_MAX;  // when a fluid flow last started
+    bool m_waitingForInstantEnd = false;
     std::vector<WaitingStart> m_waiting;
     // Fluid flows whose data or ACKs use a cable of this (packet-level) message's data or ACK path go to
-    // packet level, and those on the cables they then occupy (Drain: the cables in m_work), in the order they
-    // started.
+    // packet level, and those on the cables they then occupy (Drain: the cables in m_work).
     void Convert(const Message& packet);
     void Drain();
     void ConvertOne(uint32_t slot);
