@@ -19,9 +19,9 @@
 // packets after all: it gets less than its share of its source's link from a switch port whose ACKs (those
 // of the host behind it) leave it less than the source sends (ACK pressure). A packet-level message that
 // would share a cable with fluid flows first turns them into packet-level messages (the bytes they have left,
-// on a queue pair of their own from the same UDP port, so the same path; their queues and CC state start
-// empty, the approximation), and so on for the cables those now occupy: wherever flows meet, the packet model
-// decides.
+// on a queue pair of their own from the same UDP port, so the same path; nothing of theirs is in flight or
+// queued, the approximation; their CC state is a lone flow's, or under HPCC the one the fluid flow ran), and
+// so on for the cables those now occupy: wherever flows meet, the packet model decides.
 //
 // Where the network is congested the fluid flows would mostly be moved back (and every move perturbs a run
 // whose outcome depends on every packet's timing), so, as the episode memo does, none starts within 200 us
